@@ -1,0 +1,103 @@
+"""Measure the offline author on real trials: the EvalPlus development slice (HumanEval 0-81).
+
+Imports ``../shared/corpora/evalplus-dev`` (relative to the repository; never copied) with the
+humaneval format into a temporary store, audits it per trial with the offline author, and prints:
+
+- refutation recall on the labelled false passes (``labels.jsonl``: ``false_pass``);
+- the refuted trials that HumanEval+ passes (each with its witness, to be read by a person: a
+  real defect HumanEval+ also missed, or a false refutation);
+- executions spent and wall time.
+
+    /root/tjv/bin/python benchmarks/bench_evalplus.py [--workers 2] [--mode per-trial] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO.parent / "shared" / "corpora" / "evalplus-dev"
+
+
+def testjack(store: Path, *args: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "testjack_tui.cli", "--store", str(store), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workers", default="2")
+    ap.add_argument("--mode", default="per-trial")
+    ap.add_argument("--corpus", default=str(CORPUS))
+    ap.add_argument("--store", default="", help="keep the store here (default: a temporary directory)")
+    ap.add_argument("--json", default="", help="write the measured figures and the report here")
+    opts = ap.parse_args()
+    corpus = Path(opts.corpus)
+    labels = {}
+    for line in (corpus / "labels.jsonl").read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            labels[row["id"]] = row
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(opts.store) if opts.store else Path(tmp) / "bench.db"
+        imported = testjack(store, "import", str(corpus), "--format", "humaneval", "--name", "evalplus-dev")
+        if imported.returncode != 0:
+            print(imported.stdout, imported.stderr, file=sys.stderr)
+            return 1
+        started = time.monotonic()
+        audited = testjack(store, "audit", "evalplus-dev", "--mode", opts.mode, "--author", "offline",
+                           "--workers", opts.workers, "--json")
+        wall = time.monotonic() - started
+        if audited.returncode != 0:
+            print(audited.stdout[-3000:], audited.stderr[-3000:], file=sys.stderr)
+            return 1
+        report = json.loads(audited.stdout[audited.stdout.index("{"):])
+
+    trials = {t["id"]: t for t in report["trials"]}
+    witnesses = {w["id"]: w for w in report["witnesses"]}
+    refuted = {tid for tid, t in trials.items() if t["verdict"] in ("refuted", "reward_hack")}
+    false_passes = sorted(tid for tid, row in labels.items() if row.get("false_pass"))
+    caught = [tid for tid in false_passes if tid in refuted]
+    missed = [tid for tid in false_passes if tid not in refuted]
+    plus_pass_refuted = sorted(tid for tid in refuted if labels.get(tid, {}).get("plus_status") == "pass")
+    passing = [tid for tid, t in trials.items() if t["official"] == "passed"]
+
+    figures = {
+        "trials": len(trials),
+        "passing": len(passing),
+        "false_passes": len(false_passes),
+        "false_passes_refuted": len(caught),
+        "recall": round(len(caught) / len(false_passes), 3) if false_passes else None,
+        "missed": missed,
+        "refuted": len(refuted),
+        "refuted_but_plus_passes": plus_pass_refuted,
+        "verdicts": {v: sum(1 for t in trials.values() if t["verdict"] == v)
+                     for v in sorted({t["verdict"] for t in trials.values()})},
+        "witnesses": len(witnesses),
+        "ambiguous_witnesses": report["summary"].get("ambiguous_witnesses"),
+        "executions": report["summary"].get("executions"),
+        "wall_s": round(wall, 1),
+    }
+    print(json.dumps(figures, indent=2))
+    for tid in plus_pass_refuted + missed:
+        t = trials.get(tid)
+        if not t:
+            continue
+        print(f"\n=== {tid}: {t['verdict']} (HumanEval+ {labels.get(tid, {}).get('plus_status')})")
+        for wid in t["witnesses"]:
+            w = witnesses[wid]
+            print(f"--- {wid} {w['classification']} rho={w['rho']}\n{w['code']}")
+    if opts.json:
+        Path(opts.json).write_text(json.dumps({"figures": figures, "report": report}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

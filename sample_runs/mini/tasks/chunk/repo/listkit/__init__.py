@@ -1,0 +1,5 @@
+"""Helpers for lists."""
+
+from listkit.flatten import flatten
+
+__all__ = ["flatten"]

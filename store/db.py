@@ -1,0 +1,1034 @@
+"""The SQLite store: the only code in TestJack that speaks SQL.
+
+Built on sqlite-utils. The database runs in WAL mode so that the console can read while audit
+workers write; each thread gets its own connection (SQLite connections must not cross threads).
+Every write is one transaction (``sqlite_utils.Database.atomic``), so a crash leaves each step
+either fully recorded or not at all. Task snapshots (R as plain files) live beside the database
+in ``<store>.files/snapshots/<digest>``, read-only, shared by every run that has the same tree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+import threading
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+import sqlite_utils
+
+from store.schema import CURRENT_VERSION, MIGRATIONS
+from testjack_tui.model import (
+    AuthorKind,
+    Backend,
+    Classification,
+    Environment,
+    Evidence,
+    EvidenceKind,
+    LLMCall,
+    Official,
+    Origin,
+    Requirement,
+    RequirementKind,
+    Ruling,
+    Run,
+    RunSummary,
+    Task,
+    TestSpec,
+    Trial,
+    Verdict,
+    VerdictRecord,
+    VerdictSource,
+    Witness,
+    WitnessResult,
+    WitnessStatus,
+    Outcome,
+)
+
+
+class StoreError(Exception):
+    """A problem with the store the user can act on; the message says what."""
+
+
+class StoreTooNew(StoreError):
+    pass
+
+
+class NotFound(StoreError):
+    pass
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def default_store_path() -> str:
+    return os.environ.get("TESTJACK_STORE") or "testjack.db"
+
+
+@dataclass
+class TrialRow:
+    """One line of the console's trial table: a trial with its current verdict."""
+
+    run_id: str
+    id: str
+    task_id: str
+    model: str
+    agent: str
+    official: str
+    recomputed: str
+    verdict: str
+    verdict_source: str
+    reviewed: bool
+    evidence: int
+    error: str
+
+
+class Store:
+    def __init__(self, path: str | os.PathLike[str] | None = None):
+        self.path = Path(path or default_store_path())
+        self.files = Path(str(self.path) + ".files")
+        self._local = threading.local()
+        self._migrate()
+
+    # ------------------------------------------------------------------ connections
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            conn = __import__("sqlite3").connect(str(self.path), timeout=30)
+            db = sqlite_utils.Database(conn)
+            db.execute("PRAGMA foreign_keys=ON")
+            db.execute("PRAGMA busy_timeout=30000")
+            self._local.db = db
+        return db
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite_utils.Database]:
+        with self.db.atomic() as db:
+            yield db
+
+    def _rows(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
+        cur = self.db.execute(sql, params)
+        cols = [c[0] for c in cur.description]
+        return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+    def _one(self, sql: str, params: Any = ()) -> dict[str, Any] | None:
+        rows = self._rows(sql, params)
+        return rows[0] if rows else None
+
+    def _scalar(self, sql: str, params: Any = ()) -> Any:
+        row = self.db.execute(sql, params).fetchone()
+        return row[0] if row else None
+
+    # ------------------------------------------------------------------ schema
+
+    def _migrate(self) -> None:
+        if self.path.parent and not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = self.db
+        try:
+            db.enable_wal()
+        except Exception as exc:  # a file that is not a database
+            raise StoreError(f"{self.path}: cannot open as a TestJack store ({exc})") from exc
+        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        version = self.schema_version()
+        if version > CURRENT_VERSION:
+            raise StoreTooNew(
+                f"{self.path}: this store has schema version {version}, made by a newer TestJack; "
+                f"this one knows versions up to {CURRENT_VERSION}. Upgrade testjack to open it."
+            )
+        for number in range(version + 1, CURRENT_VERSION + 1):
+            self.migrate_to(number)
+
+    def migrate_to(self, number: int) -> None:
+        """Apply migration ``number`` (1-based). Public so tests can build an old store."""
+        _title, ddl = MIGRATIONS[number - 1]
+        with self._tx() as db:
+            for statement in _split_sql(ddl):
+                db.execute(statement)
+            db.execute(
+                "INSERT INTO meta(key, value) VALUES('schema_version', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (str(number),),
+            )
+
+    def schema_version(self) -> int:
+        row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        return int(row[0]) if row else 0
+
+    def integrity_check(self) -> str:
+        return str(self._scalar("PRAGMA integrity_check"))
+
+    # ------------------------------------------------------------------ import
+
+    def staging_dir(self) -> Path:
+        """A fresh directory on the store's file system for an importer to write snapshots into."""
+        path = self.files / "staging" / uuid.uuid4().hex
+        path.mkdir(parents=True)
+        return path
+
+    def import_run(self, run: Run, tasks: list[Task], trials: list[Trial]) -> tuple[str, bool]:
+        """Store a whole run in one transaction. Returns (run id, created).
+
+        Importing content that is already in the store (same digest) returns the existing run.
+        """
+        if run.digest:
+            existing = self._one("SELECT id FROM runs WHERE digest = ? AND name = ?", (run.digest, run.name))
+            if existing:
+                return existing["id"], False
+        clash = self._one("SELECT id FROM runs WHERE name = ?", (run.name,))
+        if clash:
+            raise StoreError(
+                f"a run named {run.name!r} is already in the store with different content "
+                f"(id {clash['id']}); import it under another name with --name"
+            )
+        run.id = run.id or self._new_run_id(run.name)
+        run.created_at = run.created_at or now()
+        for task in tasks:
+            task.snapshot = self._adopt_snapshot(task.snapshot, task.snapshot_digest)
+        stamp = now()
+        with self._tx() as db:
+            db["runs"].insert(
+                {
+                    "id": run.id,
+                    "name": run.name,
+                    "benchmark": run.benchmark,
+                    "description": run.description,
+                    "source": run.source,
+                    "format": run.format,
+                    "default_backend": str(run.default_backend),
+                    "image": run.image,
+                    "digest": run.digest,
+                    "created_at": run.created_at,
+                }
+            )
+            db["tasks"].insert_all(
+                (self._task_row(run.id, seq, t) for seq, t in enumerate(tasks)), batch_size=200
+            )
+            db["trials"].insert_all(
+                (
+                    {
+                        "run_id": run.id,
+                        "id": t.id,
+                        "seq": seq,
+                        "task_id": t.task_id,
+                        "model": t.model,
+                        "agent": t.agent,
+                        "patch": t.patch,
+                        "official": str(t.official),
+                        "cost_usd": t.cost_usd,
+                        "tokens": t.tokens,
+                        "metadata": json.dumps(t.metadata),
+                        "recomputed": t.recomputed,
+                        "error": t.error,
+                    }
+                    for seq, t in enumerate(trials)
+                ),
+                batch_size=500,
+            )
+            db["verdicts"].insert_all(
+                (
+                    {
+                        "run_id": run.id,
+                        "trial_id": t.id,
+                        "verdict": str(
+                            Verdict.NOT_PASSING if t.official == Official.FAILED else Verdict.UNAUDITED
+                        ),
+                        "source": "auto",
+                        "rule": "benchmark verdict" if t.official == Official.FAILED else "not audited yet",
+                        "witnesses": "[]",
+                        "updated_at": stamp,
+                    }
+                    for t in trials
+                ),
+                batch_size=500,
+            )
+        return run.id, True
+
+    def _task_row(self, run_id: str, seq: int, t: Task) -> dict[str, Any]:
+        return {
+            "run_id": run_id,
+            "id": t.id,
+            "seq": seq,
+            "title": t.title,
+            "prompt": t.prompt,
+            "snapshot": t.snapshot,
+            "snapshot_digest": t.snapshot_digest,
+            "reference_patch": t.reference_patch,
+            "test_patch": t.test_patch,
+            "tests": json.dumps(
+                {
+                    "command": t.tests.command,
+                    "fail_to_pass": t.tests.fail_to_pass,
+                    "pass_to_pass": t.tests.pass_to_pass,
+                    "timeout": t.tests.timeout,
+                }
+            ),
+            "environment": json.dumps(
+                {
+                    "backend": str(t.environment.backend) if t.environment.backend else None,
+                    "image": t.environment.image,
+                    "requirements": t.environment.requirements,
+                    "setup": t.environment.setup,
+                }
+            ),
+            "malformed": None if t.malformed is None else int(t.malformed),
+            "malformed_reason": t.malformed_reason,
+            "null_passing_tests": json.dumps(t.null_passing_tests),
+            "error": t.error,
+        }
+
+    def _new_run_id(self, name: str) -> str:
+        base = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "run"
+        candidate, n = base, 2
+        while self._one("SELECT 1 AS x FROM runs WHERE id = ?", (candidate,)):
+            candidate, n = f"{base}-{n}", n + 1
+        return candidate
+
+    def _adopt_snapshot(self, staged: str, digest: str) -> str:
+        """Move a staged snapshot into the shared, read-only snapshot directory."""
+        final = self.files / "snapshots" / digest
+        if final.exists():
+            if Path(staged).resolve() != final.resolve():
+                shutil.rmtree(staged, ignore_errors=True)
+            return str(final)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        src = Path(staged)
+        if src.resolve().is_relative_to(self.files.resolve()):
+            os.replace(src, final)
+        else:
+            tmp = final.with_name(final.name + f".tmp-{uuid.uuid4().hex[:8]}")
+            shutil.copytree(src, tmp, symlinks=True)
+            os.replace(tmp, final)
+        _make_read_only(final)
+        return str(final)
+
+    def discard_staging(self, staging: Path) -> None:
+        shutil.rmtree(staging, ignore_errors=True)
+
+    # ------------------------------------------------------------------ runs
+
+    def _run(self, row: dict[str, Any]) -> Run:
+        return Run(
+            id=row["id"],
+            name=row["name"],
+            benchmark=row["benchmark"],
+            description=row["description"],
+            source=row["source"],
+            format=row["format"],
+            default_backend=Backend(row["default_backend"]),
+            image=row["image"],
+            digest=row["digest"],
+            created_at=row["created_at"],
+        )
+
+    def list_runs(self) -> list[Run]:
+        return [self._run(r) for r in self._rows("SELECT * FROM runs ORDER BY created_at, id")]
+
+    def get_run(self, ref: str) -> Run:
+        """A run by id, else by name. Raises NotFound naming what is in the store."""
+        row = self._one("SELECT * FROM runs WHERE id = ?", (ref,))
+        if row is None:
+            rows = self._rows("SELECT * FROM runs WHERE name = ? ORDER BY created_at", (ref,))
+            if len(rows) > 1:
+                ids = ", ".join(r["id"] for r in rows)
+                raise NotFound(f"several runs are named {ref!r} ({ids}); use the id")
+            row = rows[0] if rows else None
+        if row is None:
+            known = ", ".join(r.id for r in self.list_runs()) or "none"
+            raise NotFound(f"no run {ref!r} in {self.path} (runs: {known})")
+        return self._run(row)
+
+    def find_run_by_source(self, source: str) -> Run | None:
+        row = self._one("SELECT * FROM runs WHERE source = ? ORDER BY created_at DESC", (source,))
+        return self._run(row) if row else None
+
+    def summary(self, run_id: str) -> RunSummary:
+        s = RunSummary()
+        s.trials = self._scalar("SELECT count(*) FROM trials WHERE run_id = ?", (run_id,)) or 0
+        s.passing = (
+            self._scalar(
+                "SELECT count(*) FROM trials WHERE run_id = ? AND official = 'passed'", (run_id,)
+            )
+            or 0
+        )
+        for verdict, count in self.db.execute(
+            "SELECT verdict, count(*) FROM verdicts WHERE run_id = ? GROUP BY verdict", (run_id,)
+        ).fetchall():
+            if verdict == Verdict.REFUTED:
+                s.refuted += count
+            elif verdict == Verdict.REWARD_HACK:
+                s.reward_hack += count
+                s.refuted += count
+            elif verdict == Verdict.SOUND:
+                s.sound = count
+            elif verdict == Verdict.UNAUDITED:
+                s.unaudited = count
+            elif verdict == Verdict.NOT_PASSING:
+                s.not_passing = count
+        s.ambiguous_witnesses = (
+            self._scalar(
+                "SELECT count(*) FROM witnesses WHERE run_id = ? AND status = 'validated' "
+                "AND classification = 'ambiguous'",
+                (run_id,),
+            )
+            or 0
+        )
+        s.malformed_tasks = (
+            self._scalar("SELECT count(*) FROM tasks WHERE run_id = ? AND malformed = 1", (run_id,)) or 0
+        )
+        s.executions = self._scalar("SELECT count(*) FROM executions WHERE run_id = ?", (run_id,)) or 0
+        row = self.db.execute(
+            "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0), coalesce(sum(cost_usd), 0) "
+            "FROM llm_calls WHERE run_id = ?",
+            (run_id,),
+        ).fetchone()
+        s.llm_tokens, s.cost_usd = int(row[0]), round(float(row[1]), 6)
+        return s
+
+    # ------------------------------------------------------------------ tasks
+
+    def _task(self, row: dict[str, Any]) -> Task:
+        tests = json.loads(row["tests"])
+        env = json.loads(row["environment"])
+        return Task(
+            run_id=row["run_id"],
+            id=row["id"],
+            title=row["title"],
+            prompt=row["prompt"],
+            snapshot=row["snapshot"],
+            snapshot_digest=row["snapshot_digest"],
+            reference_patch=row["reference_patch"],
+            test_patch=row["test_patch"],
+            tests=TestSpec(**tests),
+            environment=Environment(
+                backend=Backend(env["backend"]) if env.get("backend") else None,
+                image=env.get("image"),
+                requirements=list(env.get("requirements") or []),
+                setup=env.get("setup"),
+            ),
+            malformed=None if row["malformed"] is None else bool(row["malformed"]),
+            malformed_reason=row["malformed_reason"],
+            null_passing_tests=json.loads(row["null_passing_tests"]),
+            error=row["error"],
+        )
+
+    def list_tasks(self, run_id: str) -> list[Task]:
+        return [self._task(r) for r in self._rows("SELECT * FROM tasks WHERE run_id = ? ORDER BY seq", (run_id,))]
+
+    def get_task(self, run_id: str, task_id: str) -> Task:
+        row = self._one("SELECT * FROM tasks WHERE run_id = ? AND id = ?", (run_id, task_id))
+        if row is None:
+            raise NotFound(f"no task {task_id!r} in run {run_id!r}")
+        return self._task(row)
+
+    def set_task_evaluation(
+        self, run_id: str, task_id: str, *, malformed: bool, reason: str, null_passing: list[str], error: str = ""
+    ) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE tasks SET malformed = ?, malformed_reason = ?, null_passing_tests = ?, error = ? "
+                "WHERE run_id = ? AND id = ?",
+                (int(malformed), reason, json.dumps(null_passing), error, run_id, task_id),
+            )
+
+    # ------------------------------------------------------------------ trials
+
+    def _trial(self, row: dict[str, Any]) -> Trial:
+        return Trial(
+            run_id=row["run_id"],
+            id=row["id"],
+            task_id=row["task_id"],
+            model=row["model"],
+            agent=row["agent"],
+            patch=row["patch"],
+            official=Official(row["official"]),
+            cost_usd=row["cost_usd"],
+            tokens=row["tokens"],
+            metadata=json.loads(row["metadata"]),
+            recomputed=row["recomputed"],
+            error=row["error"],
+            reviewed=bool(row["reviewed"]),
+        )
+
+    def list_trial_objects(self, run_id: str, task_id: str | None = None) -> list[Trial]:
+        if task_id is None:
+            rows = self._rows("SELECT * FROM trials WHERE run_id = ? ORDER BY seq", (run_id,))
+        else:
+            rows = self._rows(
+                "SELECT * FROM trials WHERE run_id = ? AND task_id = ? ORDER BY seq", (run_id, task_id)
+            )
+        return [self._trial(r) for r in rows]
+
+    def get_trial(self, run_id: str, trial_id: str) -> Trial:
+        row = self._one("SELECT * FROM trials WHERE run_id = ? AND id = ?", (run_id, trial_id))
+        if row is None:
+            raise NotFound(f"no trial {trial_id!r} in run {run_id!r}")
+        return self._trial(row)
+
+    def find_trial(self, trial_id: str, run_id: str | None = None) -> Trial:
+        """A trial by its id alone (the CLI's TRIAL); ambiguous ids ask for the run."""
+        if run_id:
+            return self.get_trial(run_id, trial_id)
+        rows = self._rows("SELECT * FROM trials WHERE id = ?", (trial_id,))
+        if not rows:
+            raise NotFound(f"no trial {trial_id!r} in {self.path}")
+        if len(rows) > 1:
+            runs = ", ".join(r["run_id"] for r in rows)
+            raise NotFound(f"trial {trial_id!r} is in several runs ({runs}); name the run with --run")
+        return self._trial(rows[0])
+
+    def list_trials(
+        self,
+        run_id: str,
+        *,
+        verdict: str | None = None,
+        task: str | None = None,
+        model: str | None = None,
+        evidence_kind: str | None = None,
+        search: str | None = None,
+        reviewed: bool | None = None,
+        sort: str = "seq",
+        offset: int = 0,
+        limit: int = 200,
+    ) -> list[TrialRow]:
+        """A page of the trial table, filtered and sorted in SQL (indexed for large runs)."""
+        where = ["t.run_id = ?"]
+        params: list[Any] = [run_id]
+        if verdict:
+            where.append("v.verdict = ?")
+            params.append(verdict)
+        if task:
+            where.append("t.task_id = ?")
+            params.append(task)
+        if model:
+            where.append("t.model = ?")
+            params.append(model)
+        if reviewed is not None:
+            where.append("t.reviewed = ?")
+            params.append(int(reviewed))
+        if evidence_kind:
+            where.append(
+                "EXISTS (SELECT 1 FROM evidence e WHERE e.run_id = t.run_id AND e.trial_id = t.id AND e.kind = ?)"
+            )
+            params.append(evidence_kind)
+        if search:
+            where.append("(t.id LIKE ? OR t.task_id LIKE ? OR t.model LIKE ? OR t.agent LIKE ?)")
+            params.extend([f"%{search}%"] * 4)
+        order = {
+            "seq": "t.seq",
+            "id": "t.id",
+            "task": "t.task_id, t.seq",
+            "model": "t.model, t.seq",
+            "verdict": "v.verdict, t.seq",
+        }.get(sort, "t.seq")
+        sql = (
+            "SELECT t.run_id, t.id, t.task_id, t.model, t.agent, t.official, t.recomputed, t.reviewed, t.error, "
+            "v.verdict, v.source, "
+            "(SELECT count(*) FROM evidence e WHERE e.run_id = t.run_id AND e.trial_id = t.id) AS evidence "
+            "FROM trials t JOIN verdicts v ON v.run_id = t.run_id AND v.trial_id = t.id "
+            f"WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ? OFFSET ?"
+        )
+        params.extend([limit, offset])
+        return [
+            TrialRow(
+                run_id=r["run_id"],
+                id=r["id"],
+                task_id=r["task_id"],
+                model=r["model"],
+                agent=r["agent"],
+                official=r["official"],
+                recomputed=r["recomputed"],
+                verdict=r["verdict"],
+                verdict_source=r["source"],
+                reviewed=bool(r["reviewed"]),
+                evidence=r["evidence"],
+                error=r["error"],
+            )
+            for r in self._rows(sql, params)
+        ]
+
+    def count_trials(self, run_id: str, **filters: Any) -> int:
+        return len(self.list_trials(run_id, limit=10**9, **filters))
+
+    def trial_facets(self, run_id: str) -> dict[str, list[str]]:
+        """Distinct tasks and models of a run, for the console's filters."""
+        return {
+            "task": [r[0] for r in self.db.execute(
+                "SELECT id FROM tasks WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()],
+            "model": [r[0] for r in self.db.execute(
+                "SELECT DISTINCT model FROM trials WHERE run_id = ? ORDER BY model", (run_id,)).fetchall()],
+        }
+
+    def set_trial_recomputed(self, run_id: str, trial_id: str, recomputed: str, error: str = "") -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE trials SET recomputed = ?, error = ? WHERE run_id = ? AND id = ?",
+                (recomputed, error, run_id, trial_id),
+            )
+
+    def set_trial_official(self, run_id: str, trial_id: str, official: Official) -> None:
+        """For inputs that carried no verdict: the evaluator's T0 result becomes the benchmark's."""
+        with self._tx() as db:
+            db.execute(
+                "UPDATE trials SET official = ? WHERE run_id = ? AND id = ?", (str(official), run_id, trial_id)
+            )
+
+    def set_reviewed(self, run_id: str, trial_id: str, reviewed: bool = True) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE trials SET reviewed = ? WHERE run_id = ? AND id = ?", (int(reviewed), run_id, trial_id)
+            )
+
+    # ------------------------------------------------------------------ verdicts
+
+    def _verdict(self, row: dict[str, Any]) -> VerdictRecord:
+        return VerdictRecord(
+            run_id=row["run_id"],
+            trial_id=row["trial_id"],
+            verdict=Verdict(row["verdict"]),
+            source=VerdictSource(row["source"]),
+            rule=row["rule"],
+            ruling_id=row["ruling_id"],
+            witnesses=json.loads(row["witnesses"]),
+            updated_at=row["updated_at"],
+        )
+
+    def get_verdict(self, run_id: str, trial_id: str) -> VerdictRecord:
+        row = self._one("SELECT * FROM verdicts WHERE run_id = ? AND trial_id = ?", (run_id, trial_id))
+        if row is None:
+            raise NotFound(f"no verdict for trial {trial_id!r} in run {run_id!r}")
+        return self._verdict(row)
+
+    def list_verdicts(self, run_id: str) -> dict[str, VerdictRecord]:
+        return {
+            r["trial_id"]: self._verdict(r)
+            for r in self._rows("SELECT * FROM verdicts WHERE run_id = ?", (run_id,))
+        }
+
+    def set_verdicts(self, records: list[VerdictRecord]) -> None:
+        stamp = now()
+        with self._tx() as db:
+            for v in records:
+                db.execute(
+                    "INSERT INTO verdicts(run_id, trial_id, verdict, source, rule, ruling_id, witnesses, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id, trial_id) DO UPDATE SET "
+                    "verdict = excluded.verdict, source = excluded.source, rule = excluded.rule, "
+                    "ruling_id = excluded.ruling_id, witnesses = excluded.witnesses, updated_at = excluded.updated_at",
+                    (
+                        v.run_id,
+                        v.trial_id,
+                        str(v.verdict),
+                        str(v.source),
+                        v.rule,
+                        v.ruling_id,
+                        json.dumps(v.witnesses),
+                        stamp,
+                    ),
+                )
+
+    # ------------------------------------------------------------------ executions (the cache)
+
+    def get_execution(self, key: str) -> dict[str, Any] | None:
+        row = self._one("SELECT result FROM executions WHERE key = ?", (key,))
+        return json.loads(row["result"]) if row else None
+
+    def put_execution(self, key: str, run_id: str | None, label: str, request: dict, result: dict) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO executions(key, run_id, label, status, duration, request, result, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    run_id,
+                    label,
+                    result.get("status", ""),
+                    float(result.get("duration") or 0.0),
+                    json.dumps(request),
+                    json.dumps(result),
+                    now(),
+                ),
+            )
+
+    # ------------------------------------------------------------------ requirements
+
+    def put_requirements(self, reqs: list[Requirement]) -> None:
+        with self._tx() as db:
+            for r in reqs:
+                db["requirements"].upsert(
+                    {
+                        "run_id": r.run_id,
+                        "task_id": r.task_id,
+                        "id": r.id,
+                        "text": r.text,
+                        "kind": str(r.kind),
+                        "covered_by_t0": None if r.covered_by_t0 is None else int(r.covered_by_t0),
+                        "trial_id": r.trial_id,
+                        "implemented": None if r.implemented is None else int(r.implemented),
+                    },
+                    pk=("run_id", "task_id", "id"),
+                )
+
+    def list_requirements(self, run_id: str, task_id: str) -> list[Requirement]:
+        return [
+            Requirement(
+                run_id=r["run_id"],
+                task_id=r["task_id"],
+                id=r["id"],
+                text=r["text"],
+                kind=RequirementKind(r["kind"]),
+                covered_by_t0=None if r["covered_by_t0"] is None else bool(r["covered_by_t0"]),
+                trial_id=r["trial_id"],
+                implemented=None if r["implemented"] is None else bool(r["implemented"]),
+            )
+            for r in self._rows(
+                "SELECT * FROM requirements WHERE run_id = ? AND task_id = ? ORDER BY rowid", (run_id, task_id)
+            )
+        ]
+
+    # ------------------------------------------------------------------ evidence
+
+    def replace_evidence(self, run_id: str, trial_id: str, items: list[Evidence]) -> None:
+        """Evidence of a trial is recomputed as a whole; the new list replaces the old one."""
+        with self._tx() as db:
+            db.execute("DELETE FROM evidence WHERE run_id = ? AND trial_id = ?", (run_id, trial_id))
+            for e in items:
+                db.execute(
+                    "INSERT INTO evidence(run_id, trial_id, kind, detector, detail, file, line, mentioned_in_prompt) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        run_id,
+                        trial_id,
+                        str(e.kind),
+                        e.detector,
+                        e.detail,
+                        e.file,
+                        int(e.line or 0),
+                        None if e.mentioned_in_prompt is None else int(e.mentioned_in_prompt),
+                    ),
+                )
+
+    def list_evidence(self, run_id: str, trial_id: str | None = None) -> list[Evidence]:
+        if trial_id is None:
+            rows = self._rows("SELECT * FROM evidence WHERE run_id = ? ORDER BY trial_id, id", (run_id,))
+        else:
+            rows = self._rows(
+                "SELECT * FROM evidence WHERE run_id = ? AND trial_id = ? ORDER BY id", (run_id, trial_id)
+            )
+        return [
+            Evidence(
+                id=r["id"],
+                run_id=r["run_id"],
+                trial_id=r["trial_id"],
+                kind=EvidenceKind(r["kind"]),
+                detector=r["detector"],
+                detail=r["detail"],
+                file=r["file"],
+                line=r["line"],
+                mentioned_in_prompt=None if r["mentioned_in_prompt"] is None else bool(r["mentioned_in_prompt"]),
+            )
+            for r in rows
+        ]
+
+    # ------------------------------------------------------------------ witnesses
+
+    def _witness(self, row: dict[str, Any]) -> Witness:
+        return Witness(
+            id=row["id"],
+            run_id=row["run_id"],
+            task_id=row["task_id"],
+            requirement=row["requirement"],
+            requirement_kind=RequirementKind(row["requirement_kind"]),
+            origin=Origin(row["origin"]),
+            author=AuthorKind(row["author"]),
+            code=row["code"],
+            path=row["path"],
+            status=WitnessStatus(row["status"]),
+            classification=Classification(row["classification"]) if row["classification"] else None,
+            rho=row["rho"],
+            flaky=bool(row["flaky"]),
+            found_on=row["found_on"],
+            discard_reason=row["discard_reason"],
+            attempts=row["attempts"],
+            created_at=row["created_at"],
+        )
+
+    def put_witness(self, w: Witness) -> None:
+        w.created_at = w.created_at or now()
+        with self._tx() as db:
+            seq = self._scalar(
+                "SELECT coalesce((SELECT seq FROM witnesses WHERE id = ?), "
+                "(SELECT coalesce(max(seq), -1) + 1 FROM witnesses WHERE run_id = ? AND task_id = ?))",
+                (w.id, w.run_id, w.task_id),
+            )
+            db["witnesses"].upsert(
+                {
+                    "id": w.id,
+                    "run_id": w.run_id,
+                    "task_id": w.task_id,
+                    "seq": seq,
+                    "requirement": w.requirement,
+                    "requirement_kind": str(w.requirement_kind),
+                    "origin": str(w.origin),
+                    "author": str(w.author),
+                    "code": w.code,
+                    "path": w.path,
+                    "status": str(w.status),
+                    "classification": str(w.classification) if w.classification else None,
+                    "rho": w.rho,
+                    "flaky": int(w.flaky),
+                    "found_on": w.found_on,
+                    "discard_reason": w.discard_reason,
+                    "attempts": w.attempts,
+                    "created_at": w.created_at,
+                },
+                pk="id",
+            )
+
+    def get_witness(self, witness_id: str) -> Witness:
+        row = self._one("SELECT * FROM witnesses WHERE id = ?", (witness_id,))
+        if row is None:
+            raise NotFound(f"no witness {witness_id!r} in {self.path}")
+        return self._witness(row)
+
+    def list_witnesses(
+        self, run_id: str, task_id: str | None = None, status: str | None = None
+    ) -> list[Witness]:
+        where, params = ["run_id = ?"], [run_id]
+        if task_id is not None:
+            where.append("task_id = ?")
+            params.append(task_id)
+        if status is not None:
+            where.append("status = ?")
+            params.append(status)
+        sql = f"SELECT * FROM witnesses WHERE {' AND '.join(where)} ORDER BY task_id, seq"
+        return [self._witness(r) for r in self._rows(sql, params)]
+
+    def put_witness_result(self, r: WitnessResult) -> None:
+        with self._tx() as db:
+            db["witness_results"].upsert(
+                {
+                    "witness_id": r.witness_id,
+                    "world": r.world,
+                    "outcome": str(r.outcome),
+                    "runs": json.dumps(r.runs),
+                    "log": r.log,
+                    "execution_key": r.execution_key,
+                },
+                pk=("witness_id", "world"),
+            )
+
+    def witness_results(self, witness_id: str) -> dict[str, WitnessResult]:
+        return {
+            r["world"]: WitnessResult(
+                witness_id=r["witness_id"],
+                world=r["world"],
+                outcome=Outcome(r["outcome"]),
+                runs=json.loads(r["runs"]),
+                log=r["log"],
+                execution_key=r["execution_key"],
+            )
+            for r in self._rows("SELECT * FROM witness_results WHERE witness_id = ?", (witness_id,))
+        }
+
+    def witness_results_for_run(self, run_id: str) -> dict[str, dict[str, str]]:
+        """witness id -> world -> outcome, for every witness of a run (one query, for reports)."""
+        out: dict[str, dict[str, str]] = {}
+        for wid, world, outcome in self.db.execute(
+            "SELECT r.witness_id, r.world, r.outcome FROM witness_results r "
+            "JOIN witnesses w ON w.id = r.witness_id WHERE w.run_id = ?",
+            (run_id,),
+        ).fetchall():
+            out.setdefault(wid, {})[world] = outcome
+        return out
+
+    # ------------------------------------------------------------------ rulings
+
+    def add_ruling(self, r: Ruling) -> int:
+        r.created_at = r.created_at or now()
+        with self._tx() as db:
+            cur = db.execute(
+                "INSERT INTO rulings(run_id, target, target_id, value, before, reason, author, created_at, undoes) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (r.run_id, r.target, r.target_id, r.value, r.before, r.reason, r.author, r.created_at, r.undoes),
+            )
+            r.id = cur.lastrowid
+        return int(r.id)
+
+    def list_rulings(self, run_id: str, target: str | None = None, target_id: str | None = None) -> list[Ruling]:
+        where, params = ["run_id = ?"], [run_id]
+        if target:
+            where.append("target = ?")
+            params.append(target)
+        if target_id:
+            where.append("target_id = ?")
+            params.append(target_id)
+        return [
+            Ruling(
+                id=r["id"],
+                run_id=r["run_id"],
+                target=r["target"],
+                target_id=r["target_id"],
+                value=r["value"],
+                before=r["before"],
+                reason=r["reason"],
+                author=r["author"],
+                created_at=r["created_at"],
+                undoes=r["undoes"],
+            )
+            for r in self._rows(f"SELECT * FROM rulings WHERE {' AND '.join(where)} ORDER BY id", params)
+        ]
+
+    def effective_rulings(self, run_id: str, target: str) -> dict[str, Ruling]:
+        """The ruling in force per target: the latest one that has not been undone."""
+        rulings = self.list_rulings(run_id, target)
+        undone = {r.undoes for r in rulings if r.undoes is not None}
+        live: dict[str, Ruling] = {}
+        for r in rulings:
+            if r.undoes is None and r.id not in undone:
+                live[r.target_id] = r
+        return live
+
+    # ------------------------------------------------------------------ LLM calls
+
+    def add_llm_call(self, c: LLMCall) -> int:
+        c.created_at = c.created_at or now()
+        with self._tx() as db:
+            cur = db.execute(
+                "INSERT INTO llm_calls(run_id, trial_id, task_id, model, purpose, prompt_tokens, completion_tokens, "
+                "cost_usd, latency_s, outcome, transcript, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    c.run_id,
+                    c.trial_id,
+                    c.task_id,
+                    c.model,
+                    c.purpose,
+                    c.prompt_tokens,
+                    c.completion_tokens,
+                    c.cost_usd,
+                    c.latency_s,
+                    c.outcome,
+                    c.transcript,
+                    c.created_at,
+                ),
+            )
+            c.id = cur.lastrowid
+        return int(c.id)
+
+    def list_llm_calls(self, run_id: str, trial_id: str | None = None) -> list[LLMCall]:
+        where, params = ["run_id = ?"], [run_id]
+        if trial_id is not None:
+            where.append("trial_id = ?")
+            params.append(trial_id)
+        return [
+            LLMCall(**{k: r[k] for k in r})
+            for r in self._rows(f"SELECT * FROM llm_calls WHERE {' AND '.join(where)} ORDER BY id", params)
+        ]
+
+    def llm_totals(self, run_id: str, trial_id: str | None = None) -> tuple[int, float]:
+        where, params = ["run_id = ?"], [run_id]
+        if trial_id is not None:
+            where.append("trial_id = ?")
+            params.append(trial_id)
+        row = self.db.execute(
+            "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0), coalesce(sum(cost_usd), 0) "
+            f"FROM llm_calls WHERE {' AND '.join(where)}",
+            params,
+        ).fetchone()
+        return int(row[0]), float(row[1])
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def step_done(self, run_id: str, key: str) -> bool:
+        return self._one("SELECT 1 AS x FROM steps WHERE run_id = ? AND key = ?", (run_id, key)) is not None
+
+    def get_step(self, run_id: str, key: str) -> Any:
+        row = self._one("SELECT value FROM steps WHERE run_id = ? AND key = ?", (run_id, key))
+        return None if row is None else json.loads(row["value"])
+
+    def mark_step(self, run_id: str, key: str, value: Any = None) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO steps(run_id, key, value, created_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(run_id, key) DO UPDATE SET value = excluded.value",
+                (run_id, key, json.dumps(value), now()),
+            )
+
+    def clear_steps(self, run_id: str, prefix: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM steps WHERE run_id = ? AND key LIKE ?", (run_id, prefix + "%"))
+
+    # ------------------------------------------------------------------ audits (for comparing modes)
+
+    def start_audit(self, run_id: str, mode: str, author: str, seed: int, rounds: int | None, backend: str) -> int:
+        with self._tx() as db:
+            cur = db.execute(
+                "INSERT INTO audits(run_id, mode, author, seed, rounds, backend, status, started_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
+                (run_id, mode, author, seed, rounds, backend, now()),
+            )
+            return int(cur.lastrowid)
+
+    def finish_audit(
+        self, audit_id: int, status: str, executions: int, llm_tokens: int, cost_usd: float, verdicts: dict[str, str]
+    ) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE audits SET status = ?, finished_at = ?, executions = ?, llm_tokens = ?, cost_usd = ?, "
+                "verdicts = ? WHERE id = ?",
+                (status, now(), executions, llm_tokens, cost_usd, json.dumps(verdicts), audit_id),
+            )
+
+    def list_audits(self, run_id: str) -> list[dict[str, Any]]:
+        rows = self._rows("SELECT * FROM audits WHERE run_id = ? ORDER BY id", (run_id,))
+        for r in rows:
+            r["verdicts"] = json.loads(r["verdicts"])
+        return rows
+
+
+def _split_sql(ddl: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies (BEGIN ... END;) whole."""
+    statements, buf = [], []
+    in_trigger = False
+    for line in ddl.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("--"):
+            continue
+        buf.append(line)
+        if stripped.upper().startswith("CREATE TRIGGER"):
+            in_trigger = True
+        if in_trigger:
+            if stripped.upper().endswith("END;"):
+                statements.append("\n".join(buf))
+                buf, in_trigger = [], False
+        elif stripped.endswith(";"):
+            statements.append("\n".join(buf))
+            buf = []
+    if buf:
+        statements.append("\n".join(buf))
+    return statements
+
+
+def _make_read_only(root: Path) -> None:
+    """Snapshots are shared by hard links with every world: nobody may write through them."""
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            p = Path(dirpath) / name
+            if not p.is_symlink():
+                mode = p.stat().st_mode
+                p.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))

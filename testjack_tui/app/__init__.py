@@ -1,0 +1,1 @@
+"""The Textual review console: screens, widgets, background workers. Entry point: ``main.run_console``."""

@@ -1,0 +1,13 @@
+"""Entry point of the review console, called by ``testjack open`` and ``testjack`` with no arguments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from testjack_tui.app.app import TestJackApp
+
+
+def run_console(store_path: str | Path, run_id: str | None = None, audit: bool = False) -> None:
+    """Open the console on the store (on the run's trial list when ``run_id`` is given), and with
+    ``audit`` start auditing that run with default options in a background worker."""
+    TestJackApp(store_path, run_id=run_id, audit=audit).run()

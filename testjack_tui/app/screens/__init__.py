@@ -1,0 +1,1 @@
+"""Screens of the review console: runs, trials, one trial, rulings, manual witnesses, modal forms."""

@@ -1,0 +1,366 @@
+"""One trial under review: prompt and checklist, the two diffs, evidence, witnesses, verdict.
+
+Everything is read in one thread worker when the screen opens (and again after a ruling or a
+rerun); the witness pane reruns a witness with ``replay_witness`` in its own worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import (
+    DataTable,
+    Footer,
+    Header,
+    Markdown,
+    Static,
+    TabbedContent,
+    TabPane,
+    TextArea,
+)
+
+from store import Store
+from testjack_tui.app.messages import StoreChanged
+from testjack_tui.app.sidebyside import FilePair
+from testjack_tui.app.widgets.diff_view import DiffView
+from testjack_tui.app.widgets.verdict import add_keyed, verdict_text
+from testjack_tui.app.workers import load
+from testjack_tui.model import (
+    Evidence,
+    Requirement,
+    Ruling,
+    Task,
+    Trial,
+    VerdictRecord,
+    Witness,
+    WitnessResult,
+    WitnessStatus,
+)
+
+
+@dataclass
+class TrialData:
+    trial: Trial
+    task: Task
+    verdict: VerdictRecord
+    requirements: list[Requirement]
+    evidence: list[Evidence]
+    witnesses: list[Witness]
+    results: dict[str, dict[str, WitnessResult]]
+    rulings: list[Ruling]
+    files: list[FilePair] = field(default_factory=list)
+    passing: list[str] = field(default_factory=list)
+
+
+def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
+    from testjack_tui.audit.execution import read_world_file
+    from testjack_tui.audit.patchtext import changed_files
+    from testjack_tui.audit.verdicts import passing_trials
+
+    trial = store.get_trial(run_id, trial_id)
+    task = store.get_task(run_id, trial.task_id)
+    witnesses = store.list_witnesses(run_id, task.id, status=str(WitnessStatus.VALIDATED))
+    requirements = [r for r in store.list_requirements(run_id, task.id) if r.trial_id in (None, trial.id)]
+    paths: list[str] = []
+    for path in changed_files(trial.patch) + changed_files(task.reference_patch):
+        if path not in paths:
+            paths.append(path)
+    files = [
+        FilePair(path, read_world_file(task, "reference", None, path), read_world_file(task, "model", trial, path))
+        for path in paths
+    ]
+    rulings = store.list_rulings(run_id, "trial", trial.id)
+    rulings += [r for w in witnesses for r in store.list_rulings(run_id, "witness", w.id)]
+    return TrialData(
+        trial=trial,
+        task=task,
+        verdict=store.get_verdict(run_id, trial.id),
+        requirements=requirements,
+        evidence=store.list_evidence(run_id, trial.id),
+        witnesses=witnesses,
+        results={w.id: store.witness_results(w.id) for w in witnesses},
+        rulings=sorted(rulings, key=lambda r: r.id or 0),
+        files=files,
+        passing=[t.id for t in passing_trials(store.list_trial_objects(run_id, task.id))],
+    )
+
+
+def _mark(value: bool | None) -> Text:
+    if value is None:
+        return Text("?", style="dim")
+    return Text("✓", style="bold green") if value else Text("✗", style="bold red")
+
+
+def _outcome(result: WitnessResult | None) -> Text:
+    if result is None:
+        return Text("—", style="dim")
+    style = {"pass": "green", "fail": "bold red", "error": "bold yellow"}.get(str(result.outcome), "")
+    return Text(str(result.outcome), style=style)
+
+
+class TrialScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "back", "Back", tooltip="Back to the trial list"),
+        Binding("1", "tab('tab-prompt')", "Prompt", tooltip="The prompt and its requirements checklist"),
+        Binding("2", "tab('tab-diff')", "Diff", tooltip="The trial's and the reference's changes side by side"),
+        Binding("3", "tab('tab-evidence')", "Evidence", tooltip="Ghost branches, detector hits, mutants"),
+        Binding("4", "tab('tab-witnesses')", "Witnesses", tooltip="The task's validated witnesses"),
+        Binding("5", "tab('tab-verdict')", "Verdict", tooltip="The verdict, where it came from, the rulings"),
+        Binding("m", "mark_reviewed", "Mark reviewed", tooltip="Mark this trial reviewed"),
+        Binding("o", "override", "Override verdict", tooltip="Set this trial's verdict, with a reason"),
+        Binding("x", "rerun", "Rerun witness", tooltip="Run the highlighted witness again on the reference and this trial"),
+        Binding("A", "rule('ambiguous')", "Rule ambiguous", tooltip="Rule the highlighted witness ambiguous (a prompt defect)"),
+        Binding("N", "rule('necessary')", "Rule necessary", tooltip="Rule the highlighted witness necessary"),
+        Binding("w", "manual_witness", "Write witness", tooltip="Write a manual witness for this trial"),
+    ]
+
+    def __init__(self, run_id: str, trial_id: str) -> None:
+        super().__init__(classes="trial-screen")
+        self.run_id = run_id
+        self.trial_id = trial_id
+        self.data: TrialData | None = None
+        self.witness_id: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(self.trial_id, id="trial-head", classes="summary")
+        with TabbedContent(initial="tab-prompt", id="trial-tabs"):
+            with TabPane("Prompt", id="tab-prompt"):
+                with Horizontal():
+                    with VerticalScroll(id="prompt-pane"):
+                        yield Markdown("", id="prompt")
+                    yield DataTable(id="requirements", cursor_type="row")
+            with TabPane("Diff", id="tab-diff"):
+                yield DiffView(id="diff")
+            with TabPane("Evidence", id="tab-evidence"):
+                yield DataTable(id="evidence", cursor_type="row")
+            with TabPane("Witnesses", id="tab-witnesses"):
+                with Horizontal():
+                    yield DataTable(id="witnesses", cursor_type="row")
+                    with Vertical(id="witness-detail"):
+                        yield Static("", id="witness-head")
+                        yield TextArea("", id="witness-code", read_only=True, show_line_numbers=True)
+                        yield DataTable(id="witness-outcomes", cursor_type="row")
+                        with VerticalScroll(id="witness-log-pane"):
+                            yield Static("", id="witness-log", markup=False)
+            with TabPane("Verdict", id="tab-verdict"):
+                with VerticalScroll():
+                    yield Static("", id="verdict-detail")
+                    yield DataTable(id="trial-rulings", cursor_type="row")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"Trial {self.trial_id}"
+        add_keyed(self.query_one("#requirements", DataTable), "kind", "requirement", "T0", "impl.", "witnesses")
+        add_keyed(self.query_one("#evidence", DataTable), "kind", "detector", "where", "detail", "in prompt")
+        add_keyed(self.query_one("#witnesses", DataTable), "witness", "requirement", "class", "ρ", "null", "ref", "this trial")
+        add_keyed(self.query_one("#witness-outcomes", DataTable), "world", "outcome", "runs")
+        add_keyed(self.query_one("#trial-rulings", DataTable), "#", "on", "value", "before", "by", "at", "reason")
+        code = self.query_one("#witness-code", TextArea)
+        try:
+            code.language = "python"
+        except Exception:  # textual[syntax] (tree-sitter) missing: plain text
+            pass
+        self.refresh_data()
+
+    def refresh_data(self) -> None:
+        run_id, trial_id = self.run_id, self.trial_id
+        load(self, "trial", lambda store: read_trial(store, run_id, trial_id), self._show)
+
+    def store_changed(self, run_id: str) -> None:
+        if run_id == self.run_id:
+            self.refresh_data()
+
+    # ------------------------------------------------------------------ drawing
+
+    def _show(self, data: TrialData) -> None:
+        self.data = data
+        t, v = data.trial, data.verdict
+        head = Text.assemble(
+            (t.id, "bold"), f"  task {t.task_id} · model {t.model or '?'} · agent {t.agent or '?'} · official {t.official} · ",
+            verdict_text(self.app, str(v.verdict)), f" ({v.source})",
+            ("  reviewed" if t.reviewed else ""),
+        )
+        self.query_one("#trial-head", Static).update(head)
+        self.query_one("#prompt", Markdown).update(data.task.prompt or "*(no prompt)*")
+        self._show_requirements(data)
+        self.query_one("#diff", DiffView).show(data.files)
+        self._show_evidence(data)
+        self._show_witnesses(data)
+        self._show_verdict(data)
+
+    def _show_requirements(self, data: TrialData) -> None:
+        table = self.query_one("#requirements", DataTable)
+        table.clear()
+        by_text: dict[str, list[str]] = {}
+        for w in data.witnesses:
+            by_text.setdefault(w.requirement.strip().lower(), []).append(w.id)
+        for r in data.requirements:
+            table.add_row(str(r.kind), r.text, _mark(r.covered_by_t0), _mark(r.implemented),
+                          ", ".join(by_text.get(r.text.strip().lower(), [])) or Text("none", style="dim"), key=r.id)
+        listed = {r.text.strip().lower() for r in data.requirements}
+        for w in data.witnesses:  # clauses known only from witnesses still belong on the checklist
+            if w.requirement.strip().lower() not in listed:
+                listed.add(w.requirement.strip().lower())
+                table.add_row(str(w.requirement_kind), w.requirement, _mark(None), _mark(None),
+                              ", ".join(by_text[w.requirement.strip().lower()]))
+
+    def _show_evidence(self, data: TrialData) -> None:
+        table = self.query_one("#evidence", DataTable)
+        table.clear()
+        for i, e in enumerate(data.evidence):
+            where = f"{e.file}:{e.line}" if e.file else ""
+            prompt = "" if e.mentioned_in_prompt is None else ("yes" if e.mentioned_in_prompt else "no")
+            table.add_row(str(e.kind), e.detector, where, e.detail, prompt, key=str(i))
+
+    def _show_witnesses(self, data: TrialData) -> None:
+        table = self.query_one("#witnesses", DataTable)
+        keep = self.witness_id
+        table.clear()
+        for w in data.witnesses:
+            res = data.results.get(w.id, {})
+            cls = str(w.classification) if w.classification else "?"
+            table.add_row(
+                w.id, w.requirement, verdict_text(self.app, cls, bold=False) if cls in ("ambiguous",) else cls,
+                "" if w.rho is None else f"{w.rho:.2f}",
+                _outcome(res.get("null")), _outcome(res.get("reference")), _outcome(res.get(data.trial.id)),
+                key=w.id,
+            )
+        ids = [w.id for w in data.witnesses]
+        if ids:
+            target = keep if keep in ids else (data.verdict.witnesses[0] if data.verdict.witnesses and data.verdict.witnesses[0] in ids else ids[0])
+            table.move_cursor(row=ids.index(target))
+            self._show_witness(target)
+        else:
+            self.witness_id = None
+            self.query_one("#witness-head", Static).update("No validated witness for this task yet.")
+
+    def _show_witness(self, witness_id: str) -> None:
+        if self.data is None:
+            return
+        w = next((x for x in self.data.witnesses if x.id == witness_id), None)
+        if w is None:
+            return
+        self.witness_id = w.id
+        refutes = w.id in self.data.verdict.witnesses
+        head = Text.assemble(
+            (w.id, "bold"), f"  {w.requirement_kind} · {w.classification or 'unclassified'} · ",
+            f"ρ={w.rho:.2f} · " if w.rho is not None else "", f"origin {w.origin} · author {w.author}",
+            (" · flaky" if w.flaky else ""), (" · refutes this trial" if refutes else ""),
+            f"\n{w.requirement}\n{w.path}    replay: testjack replay {w.id} --trial {self.trial_id}",
+        )
+        self.query_one("#witness-head", Static).update(head)
+        self.query_one("#witness-code", TextArea).load_text(w.code)
+        outcomes = self.query_one("#witness-outcomes", DataTable)
+        outcomes.clear()
+        results = self.data.results.get(w.id, {})
+        for world in ["null", "reference", self.trial_id]:
+            res = results.get(world)
+            label = "model (this trial)" if world == self.trial_id else world
+            outcomes.add_row(label, _outcome(res), ", ".join(res.runs) if res else "", key=world)
+        failing = sum(1 for t in self.data.passing if t in results and str(results[t].outcome) != "pass")
+        outcomes.add_row("passing trials", f"{failing}/{len(self.data.passing)} fail",
+                         "", key="all")
+        res = results.get(self.trial_id) or results.get("reference")
+        self.query_one("#witness-log", Static).update(res.log if res and res.log else "(no log)")
+
+    def _show_verdict(self, data: TrialData) -> None:
+        v = data.verdict
+        text = Text.assemble(
+            ("Verdict: ", "bold"), verdict_text(self.app, str(v.verdict)),
+            f"\nsource: {v.source}" + (f" (ruling #{v.ruling_id})" if v.ruling_id else ""),
+            f"\nrule: {v.rule}",
+            f"\nrefuting witnesses: {', '.join(v.witnesses) or 'none'}",
+            f"\nbenchmark: {data.trial.official}; T0 recomputed: {data.trial.recomputed or 'not yet'}",
+            (f"\nerror: {data.trial.error}" if data.trial.error else ""),
+            f"\nupdated: {v.updated_at}",
+        )
+        self.query_one("#verdict-detail", Static).update(text)
+        table = self.query_one("#trial-rulings", DataTable)
+        table.clear()
+        for r in data.rulings:
+            table.add_row(str(r.id), f"{r.target} {r.target_id}", r.value, r.before, r.author, r.created_at, r.reason)
+
+    # ------------------------------------------------------------------ events
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "witnesses" and event.row_key.value:
+            self._show_witness(event.row_key.value)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id == "evidence" and self.data is not None:
+            e = self.data.evidence[int(event.row_key.value)]
+            self.jump_to_evidence(e)
+
+    def jump_to_evidence(self, e: Evidence) -> None:
+        self.query_one(TabbedContent).active = "tab-diff"
+        diff = self.query_one("#diff", DiffView)
+        if e.file and diff.jump_to(e.file, e.line):
+            diff.focus()
+        else:
+            self.notify(f"{e.file or 'this evidence'} is not in the diff", severity="warning")
+
+    # ------------------------------------------------------------------ actions
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def action_mark_reviewed(self) -> None:
+        run_id, trial_id = self.run_id, self.trial_id
+
+        def done(_: Any) -> None:
+            self.notify(f"{trial_id} marked reviewed")
+            self.app.post_message(StoreChanged(run_id))
+
+        load(self, "mark reviewed", lambda store: store.set_reviewed(run_id, trial_id, True), done)
+
+    def action_override(self) -> None:
+        from testjack_tui.app.screens.trials import override_with_form
+
+        current = str(self.data.verdict.verdict) if self.data else "?"
+        override_with_form(self, self.run_id, self.trial_id, current)
+
+    def action_rule(self, value: str) -> None:
+        if not self.witness_id:
+            self.notify("no witness highlighted", severity="warning")
+            return
+        from testjack_tui.app.screens.rulings import rule_with_form
+
+        rule_with_form(self, self.run_id, self.witness_id, value)
+
+    def action_rerun(self) -> None:
+        if not self.witness_id:
+            self.notify("no witness highlighted", severity="warning")
+            return
+        from testjack_tui.audit.replay import replay_witness
+
+        wid, trial_id = self.witness_id, self.trial_id
+        self.notify(f"rerunning {wid} on the reference and {trial_id}…")
+
+        def done(lines: list[tuple[str, str, str]]) -> None:
+            summary = "; ".join(f"{world}: {outcome} ({detail})" for world, outcome, detail in lines)
+            self.notify(f"replay of {wid}: {summary}", timeout=12)
+            outcomes = self.query_one("#witness-outcomes", DataTable)
+            for world, outcome, detail in lines:
+                outcomes.add_row(f"rerun: {world}", _outcome_text(outcome), detail)
+
+        load(self, f"replay {wid}", lambda store: replay_witness(store, wid, trial_id), done)
+
+    def action_manual_witness(self) -> None:
+        from testjack_tui.app.screens.manual import ManualWitnessScreen
+
+        self.app.push_screen(ManualWitnessScreen(self.run_id, self.trial_id))
+
+
+def _outcome_text(outcome: str) -> Text:
+    style = {"pass": "green", "fail": "bold red", "error": "bold yellow"}.get(outcome, "")
+    return Text(outcome, style=style)

@@ -1,0 +1,338 @@
+"""The trials of one run: a paged DataTable with filters, search and keyboard triage.
+
+Rows are read ``PAGE`` at a time in a thread worker; when the cursor comes within ``PAGE // 5``
+rows of the end, the next page is fetched, so a run with thousands of trials opens at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Select, Static
+
+from store import TrialRow
+from testjack_tui.app.messages import StoreChanged
+from testjack_tui.app.widgets.verdict import verdict_text
+from testjack_tui.app.workers import load
+from testjack_tui.model import EvidenceKind, RunSummary, Verdict
+
+PAGE = 500
+REFUTING = (Verdict.REFUTED.value, Verdict.REWARD_HACK.value)
+SORTS = [("order of the run", "seq"), ("trial id", "id"), ("task", "task"), ("model", "model"), ("verdict", "verdict")]
+VERDICT_CHOICES = [(v.value.replace("_", " "), v.value) for v in Verdict]
+EVIDENCE_CHOICES = [(k.value.replace("_", " "), k.value) for k in EvidenceKind]
+
+
+@dataclass
+class Filters:
+    verdict: str | None = None
+    task: str | None = None
+    model: str | None = None
+    evidence_kind: str | None = None
+    search: str | None = None
+    sort: str = "seq"
+
+    def query(self) -> dict[str, Any]:
+        return dict(verdict=self.verdict, task=self.task, model=self.model,
+                    evidence_kind=self.evidence_kind, search=self.search or None, sort=self.sort)
+
+
+@dataclass
+class Page:
+    rows: list[TrialRow]
+    offset: int
+    total: int | None = None
+    summary: RunSummary | None = None
+    facets: dict[str, list[str]] = field(default_factory=dict)
+
+
+def summary_line(s: RunSummary) -> str:
+    return (
+        f"{s.trials} trials · {s.passing} passing · {s.refuted} refuted ({s.refuted_pct:.1f}%) · "
+        f"{s.reward_hack} reward hacks · {s.sound} sound · {s.unaudited} unaudited · "
+        f"{s.ambiguous_witnesses} ambiguous witnesses · resolution {100 * s.resolution_before:.1f}% → "
+        f"{100 * s.resolution_after:.1f}% · ${s.cost_usd:.2f}"
+    )
+
+
+class TrialsScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "back", "Back", tooltip="Back to the runs"),
+        Binding("n", "next_unreviewed", "Next unreviewed", tooltip="Move to the next trial not yet marked reviewed"),
+        Binding("f", "next_refuted", "Next refutation", tooltip="Move to the next refuted or reward-hack trial"),
+        Binding("m", "mark_reviewed", "Mark reviewed", tooltip="Mark the highlighted trial reviewed (again: unmark)"),
+        Binding("slash", "search", "Search", tooltip="Search trial, task, model and agent names"),
+        Binding("o", "override", "Override verdict", tooltip="Set the highlighted trial's verdict, with a reason"),
+        Binding("w", "manual_witness", "Write witness", tooltip="Write a manual witness for the highlighted trial"),
+        Binding("a", "audit", "Audit", tooltip="Start an audit of this run in the background"),
+        Binding("c", "cancel_audit", "Cancel audit", tooltip="Stop this run's audit"),
+        Binding("r", "refresh", "Refresh", tooltip="Re-read the trials from the store"),
+    ]
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(classes="trials-screen")
+        self.run_id = run_id
+        self.filters = Filters()
+        self.rows: list[TrialRow] = []
+        self.total = 0
+        self.loading = False
+        self.pending_find: Callable[[TrialRow], bool] | None = None
+        self.facets_loaded = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(self.run_id, id="run-summary", classes="summary")
+        with Horizontal(id="audit-bar"):
+            yield ProgressBar(total=100, show_eta=False, id="audit-progress")
+            yield Static("", id="audit-status")
+        with Horizontal(id="filters"):
+            yield Select(VERDICT_CHOICES, prompt="verdict", id="f-verdict")
+            yield Select([], prompt="task", id="f-task")
+            yield Select([], prompt="model", id="f-model")
+            yield Select(EVIDENCE_CHOICES, prompt="evidence", id="f-evidence")
+            yield Select(SORTS, value="seq", allow_blank=False, id="f-sort")
+            yield Input(placeholder="search (/)", id="f-search")
+        yield DataTable(id="trials", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="trials-status", classes="hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"Run {self.run_id}"
+        table = self.query_one("#trials", DataTable)
+        for label, key in [("✓", "reviewed"), ("trial", "id"), ("task", "task"), ("model", "model"),
+                           ("official", "official"), ("verdict", "verdict"), ("by", "source"), ("evidence", "evidence")]:
+            table.add_column(label, key=key)
+        table.focus()
+        self.watch(table, "scroll_y", self._scrolled, init=False)
+        self.audit_changed(self.run_id)
+        self.reload()
+
+    # ------------------------------------------------------------------ data
+
+    def reload(self) -> None:
+        """Read the first page again (filters changed, or the store did)."""
+        filters, run_id, facets = self.filters.query(), self.run_id, not self.facets_loaded
+        self.loading = True
+
+        def read(store) -> Page:
+            return Page(
+                rows=store.list_trials(run_id, offset=0, limit=PAGE, **filters),
+                offset=0,
+                total=store.count_trials(run_id, **filters),
+                summary=store.summary(run_id),
+                facets=store.trial_facets(run_id) if facets else {},
+            )
+
+        load(self, "trials page", read, self._show_page)
+
+    def _load_more(self) -> None:
+        if self.loading or len(self.rows) >= self.total:
+            return
+        self.loading = True
+        filters, run_id, offset = self.filters.query(), self.run_id, len(self.rows)
+        load(self, "trials page",
+             lambda store: Page(store.list_trials(run_id, offset=offset, limit=PAGE, **filters), offset),
+             self._show_page)
+
+    def _show_page(self, page: Page) -> None:
+        self.loading = False
+        table = self.query_one("#trials", DataTable)
+        if page.offset == 0:
+            keep = self.highlighted()
+            self.rows = []
+            table.clear()
+            self.total = page.total or 0
+        elif page.offset != len(self.rows):
+            return  # a stale page of an earlier query
+        if page.summary is not None:
+            self.query_one("#run-summary", Static).update(summary_line(page.summary))
+        if page.facets:
+            self.facets_loaded = True
+            self.query_one("#f-task", Select).set_options([(t, t) for t in page.facets["task"]])
+            self.query_one("#f-model", Select).set_options([(m, m) for m in page.facets["model"] if m])
+        for row in page.rows:
+            table.add_row(*self._cells(row), key=row.id)
+        self.rows.extend(page.rows)
+        if page.offset == 0 and keep is not None:
+            index = next((i for i, r in enumerate(self.rows) if r.id == keep.id), None)
+            if index is not None:
+                table.move_cursor(row=index, animate=False)
+        self._status()
+        if self.pending_find is not None:
+            find, self.pending_find = self.pending_find, None
+            self._find(find)
+
+    def _cells(self, row: TrialRow) -> list[Any]:
+        return [
+            Text("✓" if row.reviewed else "", style="bold"),
+            row.id,
+            row.task_id,
+            row.model,
+            row.official,
+            verdict_text(self.app, row.verdict),
+            row.verdict_source,
+            str(row.evidence) if row.evidence else "",
+        ]
+
+    def _status(self) -> None:
+        shown = len(self.rows)
+        text = f"{shown} of {self.total} trial(s)" if shown < self.total else f"{self.total} trial(s)"
+        self.query_one("#trials-status", Static).update(
+            text + " · Enter opens a trial · n next unreviewed · f next refutation · m mark reviewed")
+
+    def store_changed(self, run_id: str) -> None:
+        if run_id == self.run_id:
+            self.reload()
+
+    def audit_changed(self, run_id: str) -> None:
+        if run_id != self.run_id:
+            return
+        job = self.app.audits.jobs.get(run_id)
+        bar = self.query_one("#audit-bar")
+        bar.display = job is not None and job.status in ("running", "cancelling")
+        if job is None:
+            return
+        progress = self.query_one("#audit-progress", ProgressBar)
+        progress.update(total=max(job.progress.total if job.progress else 1, 1),
+                        progress=job.progress.done if job.progress else 0)
+        self.query_one("#audit-status", Static).update(f"audit {job.status}: {job.describe()}")
+
+    # ------------------------------------------------------------------ filters
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        value = None if event.value is Select.NULL else str(event.value)
+        name = (event.select.id or "").removeprefix("f-")
+        if name == "evidence":
+            name = "evidence_kind"
+        if name == "sort":
+            value = value or "seq"
+        if name in Filters.__dataclass_fields__ and getattr(self.filters, name) != value:
+            setattr(self.filters, name, value)
+            self.reload()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "f-search":
+            self.filters.search = event.value.strip() or None
+            self.reload()
+            self.query_one("#trials", DataTable).focus()
+
+    # ------------------------------------------------------------------ table events
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row >= len(self.rows) - PAGE // 5:
+            self._load_more()
+
+    def _scrolled(self, scroll_y: float) -> None:
+        table = self.query_one("#trials", DataTable)
+        if scroll_y + table.size.height >= table.virtual_size.height - PAGE // 5:
+            self._load_more()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value:
+            self.open_trial(event.row_key.value)
+
+    def open_trial(self, trial_id: str) -> None:
+        from testjack_tui.app.screens.trial import TrialScreen
+
+        self.app.push_screen(TrialScreen(self.run_id, trial_id))
+
+    def highlighted(self) -> TrialRow | None:
+        table = self.query_one("#trials", DataTable)
+        if not self.rows or table.cursor_row >= len(self.rows):
+            return None
+        return self.rows[table.cursor_row]
+
+    # ------------------------------------------------------------------ triage
+
+    def _find(self, wanted: Callable[[TrialRow], bool]) -> None:
+        table = self.query_one("#trials", DataTable)
+        start = table.cursor_row + 1
+        for index in range(start, len(self.rows)):
+            if wanted(self.rows[index]):
+                table.move_cursor(row=index, scroll=True)
+                return
+        if len(self.rows) < self.total:
+            self.pending_find = wanted  # look on in the next page when it arrives
+            self._load_more()
+            return
+        self.notify("no more such trials below the cursor", timeout=3)
+
+    def action_next_unreviewed(self) -> None:
+        self._find(lambda r: not r.reviewed)
+
+    def action_next_refuted(self) -> None:
+        self._find(lambda r: r.verdict in REFUTING)
+
+    def action_mark_reviewed(self) -> None:
+        row = self.highlighted()
+        if row is None:
+            return
+        row.reviewed = not row.reviewed
+        table = self.query_one("#trials", DataTable)
+        table.update_cell(row.id, "reviewed", Text("✓" if row.reviewed else "", style="bold"))
+        run_id, trial_id, value = self.run_id, row.id, row.reviewed
+        load(self, f"mark {trial_id}", lambda store: store.set_reviewed(run_id, trial_id, value), lambda _: None,
+             exclusive=False)
+
+    def action_search(self) -> None:
+        self.query_one("#f-search", Input).focus()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_refresh(self) -> None:
+        self.reload()
+
+    def action_audit(self) -> None:
+        from testjack_tui.app.screens.forms import AuditForm
+
+        def chosen(options) -> None:
+            if options is not None:
+                self.app.start_run_audit(self.run_id, options)
+
+        self.app.push_screen(AuditForm(self.run_id), chosen)
+
+    def action_cancel_audit(self) -> None:
+        self.app.cancel_run_audit(self.run_id)
+
+    def action_override(self) -> None:
+        row = self.highlighted()
+        if row is not None:
+            override_with_form(self, self.run_id, row.id, row.verdict)
+
+    def action_manual_witness(self) -> None:
+        row = self.highlighted()
+        if row is not None:
+            from testjack_tui.app.screens.manual import ManualWitnessScreen
+
+            self.app.push_screen(ManualWitnessScreen(self.run_id, row.id))
+
+
+def override_with_form(node: Any, run_id: str, trial_id: str, current: str) -> None:
+    """Ask for a verdict and a reason, store the override, and let every screen re-read."""
+    from testjack_tui.app.screens.forms import OverrideForm
+    from testjack_tui.audit.rulings import override_verdict
+
+    author = node.app.settings.analyst_name()
+
+    def chosen(result: tuple[str, str] | None) -> None:
+        if result is None:
+            return
+        value, reason = result
+
+        def write(store):
+            return override_verdict(store, trial_id, value, reason, author=author, run_ref=run_id)
+
+        def done(ruling) -> None:
+            node.notify(f"{trial_id}: {ruling.before} → {ruling.value} (ruling #{ruling.id})")
+            node.app.post_message(StoreChanged(run_id))
+
+        load(node, f"override {trial_id}", write, done)
+
+    node.app.push_screen(OverrideForm(trial_id, current), chosen)

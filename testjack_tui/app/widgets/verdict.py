@@ -1,0 +1,36 @@
+"""Verdict labels coloured by the theme's ``$verdict-*`` variables, for table cells and headers."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import App
+
+from themes.testjack import VERDICT_DEFAULTS
+
+LABELS = {
+    "sound": "sound",
+    "refuted": "refuted",
+    "reward_hack": "reward hack",
+    "unaudited": "unaudited",
+    "not_passing": "not passing",
+    "ambiguous": "ambiguous",
+    "implicit": "implicit",
+    "explicit": "explicit",
+}
+
+
+def verdict_colour(app: App, verdict: str) -> str:
+    name = f"verdict-{verdict}"
+    return app.get_css_variables().get(name) or VERDICT_DEFAULTS.get(name, "")
+
+
+def verdict_text(app: App, verdict: str, bold: bool = True) -> Text:
+    colour = verdict_colour(app, verdict)
+    style = f"{'bold ' if bold else ''}{colour}".strip()
+    return Text(LABELS.get(verdict, verdict), style=style)
+
+
+def add_keyed(table, *labels: str) -> None:
+    """Add columns whose keys are their labels, so cells can be addressed by column name."""
+    for label in labels:
+        table.add_column(label, key=label)

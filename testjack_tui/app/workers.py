@@ -1,0 +1,142 @@
+"""Background work for the console: store reads in thread workers, and audits running in threads.
+
+Store connections are per thread, so every worker opens its own ``Store(path)`` inside the
+thread and closes it at the end. Results travel back as messages posted to the node that asked
+(``post_message`` is thread-safe); a node that is gone by then simply never sees them, and a
+worker superseded by a newer one of the same group drops its result.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, TypeVar
+
+from textual.dom import DOMNode
+from textual.worker import Worker, get_current_worker
+
+from store import Store
+from testjack_tui.app.messages import AuditFinished, AuditProgress, Loaded, LoadFailed
+from testjack_tui.audit import Audit, AuditOptions, Progress
+
+T = TypeVar("T")
+
+
+def with_store(store_path: str, fn: Callable[[Store], T]) -> T:
+    """Run ``fn`` with a Store opened in (and closed by) the calling thread."""
+    store = Store(store_path)
+    try:
+        return fn(store)
+    finally:
+        store.close()
+
+
+def load(
+    node: DOMNode,
+    what: str,
+    fn: Callable[[Store], T],
+    apply: Callable[[T], None],
+    *,
+    group: str | None = None,
+    exclusive: bool = True,
+) -> Worker[None]:
+    """Read (or write) the store in a thread worker; ``apply(result)`` later runs on the UI thread.
+
+    ``group`` defaults to ``what``: a newer call in the same group supersedes an older one.
+    """
+    store_path = str(node.app.store_path)  # type: ignore[attr-defined]
+
+    def job() -> None:
+        worker = get_current_worker()
+        try:
+            result = with_store(store_path, fn)
+        except Exception as exc:  # shown to the analyst; the console keeps running
+            if not worker.is_cancelled:
+                node.post_message(LoadFailed(what, exc))
+            return
+        if not worker.is_cancelled:
+            node.post_message(Loaded(apply, result))
+
+    return node.run_worker(
+        job, name=what, group=group or what, exclusive=exclusive, thread=True, exit_on_error=False
+    )
+
+
+@dataclass
+class AuditJob:
+    """One audit running in the background, as the console tracks it."""
+
+    run_id: str
+    options: AuditOptions
+    cancel: threading.Event = field(default_factory=threading.Event)
+    audit: Audit | None = None
+    progress: Progress | None = None
+    status: str = "running"
+    worker: Worker[None] | None = None
+
+    @property
+    def fraction(self) -> float:
+        p = self.progress
+        return (p.done / p.total) if p and p.total else 0.0
+
+    def describe(self) -> str:
+        p = self.progress
+        if p is None:
+            return "starting"
+        text = f"{p.phase} {p.done}/{p.total}"
+        return f"{text}: {p.message}" if p.message else text
+
+
+class AuditJobs:
+    """Audits the console runs, one thread worker each; several runs may be audited at once."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.jobs: dict[str, AuditJob] = {}
+
+    def running(self, run_id: str) -> bool:
+        job = self.jobs.get(run_id)
+        return job is not None and job.status == "running"
+
+    def start(self, run_id: str, options: AuditOptions) -> AuditJob | None:
+        """Start auditing ``run_id``; None when it is already being audited."""
+        if self.running(run_id):
+            return None
+        job = AuditJob(run_id, options)
+        self.jobs[run_id] = job
+        app = self.app
+        store_path = str(app.store_path)
+
+        def report(progress: Progress) -> None:  # called on the audit's thread
+            app.post_message(AuditProgress(run_id, progress))
+
+        def execute() -> None:
+            store = Store(store_path)
+            try:
+                audit = Audit(store, run_id, options, on_progress=report, cancel=job.cancel)
+                job.audit = audit
+                status = "cancelled" if job.cancel.is_set() else audit.execute()
+                app.post_message(AuditFinished(run_id, status))
+            except Exception as exc:
+                app.post_message(AuditFinished(run_id, "failed", f"{type(exc).__name__}: {exc}"))
+            finally:
+                store.close()
+
+        job.worker = app.run_worker(
+            execute, name=f"audit {run_id}", group=f"audit:{run_id}", thread=True, exit_on_error=False
+        )
+        return job
+
+    def cancel(self, run_id: str) -> bool:
+        job = self.jobs.get(run_id)
+        if job is None or job.status != "running":
+            return False
+        job.cancel.set()
+        if job.audit is not None:
+            job.audit.stop()
+        job.status = "cancelling"
+        return True
+
+    def cancel_all(self) -> None:
+        for run_id in list(self.jobs):
+            self.cancel(run_id)

@@ -1,0 +1,277 @@
+"""The audit: T0 on every world, evidence, then witnesses by mode (paper 3.2, 3.3, Algorithm 1).
+
+Modes:
+- ``per-trial``: every passing trial gets its own audit; its witnesses are shared with the task.
+- ``task-analysis``: one author pass per task over P, T0 and the reference (no trial): T1.
+- ``lightweight``: task analysis, then rounds that sample one active trial uniformly (a generator
+  seeded by the seed, the task and the round), audit it, share its witnesses, and drop refuted and
+  audited-clean trials; a task stops when its active set is empty or after ``rounds`` rounds.
+
+Every step is committed to the store when it ends (a ``steps`` row), and every execution is cached
+by its content hash, so a killed audit started again redoes no finished step, and the same run,
+seed and offline author give the same verdicts.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from store import Store
+from testjack_tui.audit.evaluator import evaluate_task
+from testjack_tui.audit.execution import Cancelled, ExecutionService, RunMany, read_world_file
+from testjack_tui.audit.validation import Validator
+from testjack_tui.audit.verdicts import AUDITED_STEP, passing_trials, recompute_task
+from testjack_tui.authors.base import Author, AuthorContext, make_author
+from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Mode, Origin, Task, Trial, Verdict, WitnessStatus
+
+DEFAULT_ROUNDS = 3  # the paper's budget of audit rounds per task
+
+
+@dataclass
+class AuditOptions:
+    mode: str = Mode.LIGHTWEIGHT
+    author: str = "offline"
+    rounds: int = DEFAULT_ROUNDS
+    seed: int = 0
+    workers: int = 1
+    backend: str | None = None
+    refinements: int = 3
+    evidence: bool = True
+    mutation_budget_s: float = 20.0
+    author_options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Progress:
+    """What a progress bar or the console shows; ``done`` of ``total`` steps."""
+
+    phase: str
+    done: int
+    total: int
+    message: str = ""
+
+
+class Audit:
+    def __init__(
+        self,
+        store: Store,
+        run_ref: str,
+        options: AuditOptions | None = None,
+        *,
+        author: Author | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
+        run_many: RunMany | None = None,
+        cancel: threading.Event | None = None,
+    ):
+        self.store = store
+        self.run = store.get_run(run_ref)
+        self.options = options or AuditOptions()
+        self.author = author or make_author(self.options.author, **self.options.author_options)
+        self.on_progress = on_progress
+        self.cancel = cancel or threading.Event()
+        self.service = ExecutionService(
+            store, self.run, workers=self.options.workers, backend=self.options.backend,
+            run_many=run_many, cancel=self.cancel,
+        )
+        self.validator = Validator(store, self.service, self.author, self.options.refinements, self._message)
+        self._done = 0
+        self._total = 0
+        self._phase = ""
+
+    # ------------------------------------------------------------------ progress
+
+    def _message(self, text: str) -> None:
+        self._emit(text)
+
+    def _emit(self, message: str = "") -> None:
+        if self.on_progress:
+            self.on_progress(Progress(self._phase, self._done, max(self._total, self._done), message))
+
+    def _step(self, message: str = "") -> None:
+        self._done += 1
+        self._emit(message)
+
+    # ------------------------------------------------------------------ the whole audit
+
+    def execute(self) -> str:
+        """Run the audit to the end (or until cancelled). Returns "done" or "cancelled"."""
+        opts = self.options
+        audit_id = self.store.start_audit(
+            self.run.id, str(opts.mode), opts.author, opts.seed, opts.rounds, opts.backend or ""
+        )
+        status = "done"
+        try:
+            tasks = self.store.list_tasks(self.run.id)
+            self._total = len(tasks) * 2 + sum(
+                len(self.store.list_trial_objects(self.run.id, t.id)) for t in tasks
+            )
+            self._phase = "official tests"
+            for task in tasks:
+                self._evaluate(task)
+            self._phase = "evidence"
+            for task in tasks:
+                self._gather_evidence(task)
+            self._phase = "witnesses"
+            for task in tasks:
+                self._audit_task(task)
+                recompute_task(self.store, task)
+        except Cancelled:
+            status = "cancelled"
+        finally:
+            self.service.close()
+            verdicts = {k: str(v.verdict) for k, v in self.store.list_verdicts(self.run.id).items()}
+            tokens, cost = self.store.llm_totals(self.run.id)
+            self.store.finish_audit(audit_id, status, self.service.executed, tokens, cost, verdicts)
+        self._phase = status
+        self._emit(status)
+        return status
+
+    def stop(self) -> None:
+        self.service.stop()
+
+    # ------------------------------------------------------------------ T0
+
+    def _evaluate(self, task: Task) -> None:
+        key = f"t0:{task.id}"
+        trials = self.store.list_trial_objects(self.run.id, task.id)
+        if not self.store.step_done(self.run.id, key):
+            self._emit(f"T0 on the worlds of {task.id}")
+            ev = evaluate_task(self.store, self.service, task, trials)
+            self.store.mark_step(self.run.id, key, {"malformed": ev.malformed})
+            recompute_task(self.store, task)
+        self._step(f"T0 done for {task.id}")
+
+    # ------------------------------------------------------------------ evidence
+
+    def _gather_evidence(self, task: Task) -> None:
+        task = self.store.get_task(self.run.id, task.id)
+        trials = passing_trials(self.store.list_trial_objects(self.run.id, task.id))
+        for trial in trials:
+            key = f"evidence:{trial.id}"
+            if self.options.evidence and not self.store.step_done(self.run.id, key):
+                items = self._evidence_for(task, trial)
+                self.store.replace_evidence(self.run.id, trial.id, items)
+                self.store.mark_step(self.run.id, key, len(items))
+        recompute_task(self.store, task)
+        self._step(f"evidence gathered for {task.id}")
+
+    def _evidence_for(self, task: Task, trial: Trial) -> list[Evidence]:
+        try:
+            from testjack_tui.audit.gather import gather_evidence
+        except ImportError:
+            return []
+        return gather_evidence(self, task, trial)
+
+    # ------------------------------------------------------------------ witnesses by mode
+
+    def _context(self, task: Task, trial: Trial | None) -> AuthorContext:
+        return AuthorContext(
+            task=task,
+            trial=trial,
+            evidence=self.store.list_evidence(self.run.id, trial.id) if trial else [],
+            witnesses=self.store.list_witnesses(self.run.id, task.id, status=str(WitnessStatus.VALIDATED)),
+            world_request=lambda world, trial=trial, **kw: self.service.world_request(task, world, trial, **kw),
+            execute=self.service.run,
+            read_file=lambda world, path, trial=trial: read_world_file(task, world, trial, path),
+            run_id=self.run.id,
+            record_llm_call=self.store.add_llm_call,
+            spent=lambda trial=trial: {
+                "run": self.store.llm_totals(self.run.id),
+                "trial": self.store.llm_totals(self.run.id, trial.id) if trial else (0, 0.0),
+            },
+        )
+
+    def _audit_task(self, task: Task) -> None:
+        task = self.store.get_task(self.run.id, task.id)
+        mode = Mode(self.options.mode)
+        if task.malformed or task.error:
+            self._step(f"{task.id} skipped: {task.malformed_reason or task.error}")
+            return
+        trials = passing_trials(self.store.list_trial_objects(self.run.id, task.id))
+        if not trials:
+            self._step(f"{task.id}: no passing trial")
+            return
+        if self.author.kind == AuthorKind.NONE:
+            # Nobody writes witnesses: no trial can be called audited, let alone sound.
+            self._step(f"{task.id}: no author, T0 and evidence only")
+            return
+        if mode in (Mode.TASK_ANALYSIS, Mode.LIGHTWEIGHT):
+            self._task_analysis(task, trials)
+        if mode == Mode.PER_TRIAL:
+            for trial in trials:
+                self._audit_trial(task, trial, trials)
+        elif mode == Mode.LIGHTWEIGHT:
+            self._lightweight_rounds(task, trials)
+        self._step(f"witnesses done for {task.id}")
+
+    def _task_analysis(self, task: Task, trials: list[Trial]) -> None:
+        key = f"analysis:{task.id}"
+        if self.store.step_done(self.run.id, key):
+            return
+        self._emit(f"task analysis of {task.id}")
+        ctx = self._context(task, None)
+        candidates = self.author.analyse_task(ctx)
+        witnesses = self.validator.validate(ctx, candidates, Origin.TASK_ANALYSIS, None)
+        self.validator.share(task, witnesses, trials)
+        recompute_task(self.store, task)
+        self.store.mark_step(self.run.id, key, [w.id for w in witnesses])
+
+    def _audit_trial(self, task: Task, trial: Trial, trials: list[Trial]) -> list[str]:
+        """The per-trial audit of one trial; returns the ids of witnesses that refute it."""
+        key = AUDITED_STEP + trial.id
+        if self.store.step_done(self.run.id, key):
+            return self.store.get_step(self.run.id, key) or []
+        self._emit(f"auditing {trial.id}")
+        self._mutation(task, trial)
+        ctx = self._context(task, trial)
+        reqs = self.author.requirements(ctx)
+        if reqs:
+            self.store.put_requirements(reqs)
+        candidates = self.author.audit_trial(ctx)
+        witnesses = self.validator.validate(ctx, candidates, Origin.AUDIT, trial.id)
+        self.validator.share(task, witnesses, trials)
+        records = recompute_task(self.store, task)
+        refuting = records[trial.id].witnesses if trial.id in records else []
+        self.store.mark_step(self.run.id, key, refuting)
+        recompute_task(self.store, task)
+        self._step(f"audited {trial.id}")
+        return refuting
+
+    def _mutation(self, task: Task, trial: Trial) -> None:
+        key = f"mutation:{trial.id}"
+        if not self.options.evidence or self.options.mutation_budget_s <= 0 or self.store.step_done(self.run.id, key):
+            return
+        from testjack_tui.audit.gather import mutation_evidence
+
+        self._emit(f"mutation testing of {trial.id}")
+        found = mutation_evidence(self, task, trial)
+        kept = [e for e in self.store.list_evidence(self.run.id, trial.id) if e.kind != EvidenceKind.MUTANT]
+        self.store.replace_evidence(self.run.id, trial.id, kept + found)
+        self.store.mark_step(self.run.id, key, len(found))
+
+    def _lightweight_rounds(self, task: Task, trials: list[Trial]) -> None:
+        for number in range(self.options.rounds):
+            key = f"round:{task.id}:{number}"
+            if self.store.step_done(self.run.id, key):
+                continue
+            verdicts = self.store.list_verdicts(self.run.id)
+            active = sorted(
+                t.id for t in trials
+                if verdicts[t.id].verdict not in (Verdict.REFUTED, Verdict.REWARD_HACK)
+                and not self.store.step_done(self.run.id, AUDITED_STEP + t.id)
+            )
+            if not active:
+                self.store.mark_step(self.run.id, key, {"trial": None, "active": 0})
+                break
+            rng = random.Random(f"{self.options.seed}:{task.id}:{number}")
+            chosen = rng.choice(active)
+            trial = next(t for t in trials if t.id == chosen)
+            refuting = self._audit_trial(task, trial, trials)
+            self.store.mark_step(self.run.id, key, {"trial": chosen, "active": len(active), "refuting": refuting})
+
+
+def run_audit(store: Store, run_ref: str, options: AuditOptions | None = None, **kwargs: Any) -> str:
+    return Audit(store, run_ref, options, **kwargs).execute()

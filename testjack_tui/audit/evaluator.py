@@ -1,0 +1,92 @@
+"""The official evaluator: T0 on the null, reference and model worlds of a task (paper A.1).
+
+The reference runs three times: a graded test that fails on it in any run makes the task
+malformed, and no trial of a malformed task is refuted. Graded tests that already pass on the
+null world verify nothing; they are recorded. Each trial's recomputed T0 result is stored beside
+the benchmark's own verdict so that a disagreement is shown, not hidden. Model-world runs collect
+branch coverage: it is what ghost-branch evidence is made from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from store import Store
+from testjack_tui.audit.execution import ExecutionService
+from testjack_tui.model import Official, Task, Trial, WorldKind
+from testjack_tui.worlds.request import STATUS_OK, ExecResult
+
+REFERENCE_RUNS = 3
+
+
+@dataclass
+class TaskEvaluation:
+    malformed: bool
+    reason: str
+    null_passing: list[str]
+    model: dict[str, ExecResult]  # trial id -> its T0 result
+
+
+def t0_status(result: ExecResult, graded: list[str]) -> str:
+    """What T0 says of one world: passed, failed, patch_failed, timeout, setup_failed or error."""
+    if result.status != STATUS_OK:
+        return result.status
+    return "passed" if result.passed(graded) else "failed"
+
+
+def evaluate_task(store: Store, service: ExecutionService, task: Task, trials: list[Trial]) -> TaskEvaluation:
+    graded = task.tests.graded
+    requests = [service.world_request(task, WorldKind.NULL, label=f"T0 {task.id} null")]
+    requests += [
+        service.world_request(task, WorldKind.REFERENCE, attempt=i, label=f"T0 {task.id} reference #{i + 1}")
+        for i in range(REFERENCE_RUNS)
+    ]
+    requests += [
+        service.world_request(
+            task,
+            WorldKind.MODEL,
+            trial,
+            coverage=trial.official != Official.FAILED,
+            label=f"T0 {task.id} model {trial.id}",
+        )
+        for trial in trials
+    ]
+    results = service.run(requests)
+    null, refs, models = results[0], results[1 : 1 + REFERENCE_RUNS], results[1 + REFERENCE_RUNS :]
+
+    reasons: list[str] = []
+    failing_runs: dict[str, int] = {}
+    for i, ref in enumerate(refs, start=1):
+        if ref.status != STATUS_OK:
+            reasons.append(f"the reference world does not run ({ref.status}: {ref.message})".strip())
+            continue
+        for t in graded:
+            if ref.outcomes.get(t) != "pass":
+                failing_runs[t] = failing_runs.get(t, 0) + 1
+        if ref.exit_code != 0 and not any(ref.outcomes.get(t) != "pass" for t in graded):
+            reasons.append(f"the test command exits {ref.exit_code} on the reference world")
+    reasons += [
+        f"the reference fails {t} in {n} of {REFERENCE_RUNS} runs" for t, n in failing_runs.items()
+    ]
+    reason = "; ".join(dict.fromkeys(reasons))
+    # Only fail-to-pass tests are meant to fail without the fix; one that passes verifies nothing.
+    null_passing = [
+        t for t in task.tests.fail_to_pass if null.status == STATUS_OK and null.outcomes.get(t) == "pass"
+    ]
+    store.set_task_evaluation(
+        task.run_id, task.id, malformed=bool(reasons), reason=reason, null_passing=null_passing,
+        error="" if null.status != "patch_failed" else f"the official test patch does not apply: {null.message}",
+    )
+
+    model_results: dict[str, ExecResult] = {}
+    for trial, res in zip(trials, models):
+        status = t0_status(res, graded)
+        error = res.message if res.status != STATUS_OK else ""
+        if status == "patch_failed":
+            error = f"the trial's patch does not apply: {res.message}"
+        store.set_trial_recomputed(task.run_id, trial.id, status, error)
+        if trial.official == Official.UNKNOWN:
+            official = Official.PASSED if status == "passed" else Official.FAILED
+            store.set_trial_official(task.run_id, trial.id, official)
+        model_results[trial.id] = res
+    return TaskEvaluation(bool(reasons), reason, null_passing, model_results)

@@ -1,0 +1,180 @@
+"""Running requests for the audit: world requests, the store's cache, and the executor.
+
+The executor runs requests in parallel and streams results back; this service is the one caller
+that writes them into the store, so the cache and the audit's bookkeeping stay single-threaded.
+A request whose key is already in the store costs nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Callable, Iterable
+
+from store import Store
+from testjack_tui.model import Backend, Run, Task, Trial, WorldKind
+from testjack_tui.worlds.request import ExecRequest, ExecResult, Patch
+
+# request -> result; the default runs through testjack_tui.worlds.executor.Executor
+RunMany = Callable[[list[ExecRequest]], Iterable[tuple[ExecRequest, ExecResult]]]
+
+
+class Cancelled(Exception):
+    """The audit was cancelled; everything finished so far is in the store."""
+
+
+class ExecutionService:
+    def __init__(
+        self,
+        store: Store,
+        run: Run,
+        *,
+        workers: int = 1,
+        backend: str | None = None,
+        run_many: RunMany | None = None,
+        cancel: threading.Event | None = None,
+    ):
+        self.store = store
+        self.run_record = run
+        self.workers = max(1, workers)
+        self.backend_override = backend
+        self.cancel = cancel or threading.Event()
+        self.executed = 0  # executions this service actually ran (cache misses)
+        self.cache_hits = 0
+        self._run_many = run_many
+        self._executor = None
+
+    # -------------------------------------------------------------- requests for worlds
+
+    def backend_for(self, task: Task) -> str:
+        if self.backend_override:
+            return self.backend_override
+        if task.environment.backend:
+            return str(task.environment.backend)
+        return str(self.run_record.default_backend or Backend.LOCAL)
+
+    def world_request(
+        self,
+        task: Task,
+        world: str | WorldKind,
+        trial: Trial | None = None,
+        *,
+        extra_files: Iterable[tuple[str, str]] = (),
+        remove_files: Iterable[str] = (),
+        test_ids: Iterable[str] | None = None,
+        coverage: bool = False,
+        attempt: int = 0,
+        extra_patches: Iterable[Patch] = (),
+        label: str = "",
+    ) -> ExecRequest:
+        """R with the world's patches and T0's test patch, running T0's command on ``test_ids``."""
+        world = WorldKind(world)
+        patches: list[Patch] = []
+        if world == WorldKind.REFERENCE:
+            patches.append(Patch("reference", task.reference_patch))
+        elif world == WorldKind.MODEL:
+            if trial is None:
+                raise ValueError("the model world needs a trial")
+            if trial.patch.strip():
+                patches.append(Patch(f"trial:{trial.id}", trial.patch))
+        patches.extend(extra_patches)
+        if task.test_patch.strip():
+            patches.append(Patch("tests", task.test_patch))
+        backend = self.backend_for(task)
+        return ExecRequest(
+            snapshot=task.snapshot,
+            snapshot_digest=task.snapshot_digest,
+            patches=tuple(patches),
+            extra_files=tuple(extra_files),
+            remove_files=tuple(remove_files),
+            command=task.tests.command,
+            test_ids=tuple(task.tests.graded if test_ids is None else test_ids),
+            timeout=task.tests.timeout,
+            backend=backend,
+            image=task.environment.image or self.run_record.image,
+            requirements=tuple(task.environment.requirements),
+            setup=task.environment.setup,
+            coverage=coverage,
+            attempt=attempt,
+            label=label or f"{task.id}:{world}" + (f":{trial.id}" if trial else ""),
+        )
+
+    # -------------------------------------------------------------- running
+
+    def run(self, requests: list[ExecRequest], fresh: bool = False) -> list[ExecResult]:
+        """Results in the order of ``requests``; cached ones are not run again.
+
+        ``fresh`` (replays) runs everything anew and leaves the cache as it was.
+        """
+        if self.cancel.is_set():
+            raise Cancelled()
+        results: list[ExecResult | None] = [None] * len(requests)
+        pending: dict[str, list[int]] = {}
+        todo: list[ExecRequest] = []
+        for i, req in enumerate(requests):
+            key = req.key()
+            cached = None if fresh else self.store.get_execution(key)
+            if cached is not None:
+                res = ExecResult.from_dict(cached)
+                res.cached = True
+                results[i] = res
+                self.cache_hits += 1
+                continue
+            if key not in pending:
+                todo.append(req)
+            pending.setdefault(key, []).append(i)
+        if todo:
+            for req, res in self._stream(todo):
+                key = req.key()
+                if not fresh:
+                    self.store.put_execution(key, self.run_record.id, req.label, req.to_dict(), res.to_dict())
+                self.executed += 1
+                for i in pending.get(key, []):
+                    results[i] = res
+                if self.cancel.is_set():
+                    break
+        if self.cancel.is_set() and any(r is None for r in results):
+            raise Cancelled()
+        return [r for r in results if r is not None]
+
+    def _stream(self, todo: list[ExecRequest]) -> Iterable[tuple[ExecRequest, ExecResult]]:
+        if self._run_many is not None:
+            return self._run_many(todo)
+        if self._executor is None:
+            from testjack_tui.worlds.executor import Executor
+
+            self._executor = Executor(workers=self.workers)
+        return self._executor.run_all(todo)
+
+    def stop(self) -> None:
+        self.cancel.set()
+        if self._executor is not None and hasattr(self._executor, "cancel"):
+            self._executor.cancel()
+
+    def close(self) -> None:
+        if self._executor is not None and hasattr(self._executor, "close"):
+            self._executor.close()
+        self._executor = None
+
+
+def read_world_file(task: Task, world: str, trial: Trial | None, path: str) -> str | None:
+    """A file of a world without running anything: R, then the world's patch, then T0's tests.
+
+    Used by authors and evidence to look at code. Patches are applied in memory with unidiff.
+    """
+    from testjack_tui.audit.patchtext import apply_to_text
+
+    base = Path(task.snapshot) / path
+    try:
+        text: str | None = base.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = None
+    patches: list[str] = []
+    if world == WorldKind.REFERENCE:
+        patches.append(task.reference_patch)
+    elif world == WorldKind.MODEL and trial is not None:
+        patches.append(trial.patch)
+    patches.append(task.test_patch)
+    for patch in patches:
+        text = apply_to_text(patch, path, text)
+    return text

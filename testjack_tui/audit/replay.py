@@ -1,0 +1,46 @@
+"""Replaying a witness: run it afresh (no cache) on the reference world and on trials' worlds."""
+
+from __future__ import annotations
+
+from store import Store
+from testjack_tui.audit.execution import ExecutionService
+from testjack_tui.audit.validation import outcome_of
+from testjack_tui.audit.verdicts import passing_trials
+from testjack_tui.evidence import restored_harness_request
+from testjack_tui.model import WorldKind
+
+
+def replay_witness(store: Store, witness_id: str, trial_id: str | None = None, *, workers: int = 1,
+                   backend: str | None = None) -> list[tuple[str, str, str]]:
+    """(world, outcome, detail) for the reference world and each trial asked for."""
+    w = store.get_witness(witness_id)
+    run = store.get_run(w.run_id)
+    task = store.get_task(w.run_id, w.task_id)
+    trials = ([store.get_trial(w.run_id, trial_id)] if trial_id
+              else passing_trials(store.list_trial_objects(w.run_id, w.task_id)))
+    service = ExecutionService(store, run, workers=workers, backend=backend)
+    if not w.path:  # a harness witness: T0 itself, with the trial's harness changes removed
+        if trial_id is None and w.found_on:
+            trials = [store.get_trial(w.run_id, w.found_on)]
+        requests = [service.world_request(task, WorldKind.REFERENCE, label=f"replay {w.id} reference")]
+        requests += [restored_harness_request(service.world_request(task, WorldKind.MODEL, t), t.patch,
+                                              task.test_patch) or service.world_request(task, WorldKind.MODEL, t)
+                     for t in trials]
+        judge = lambda res: "pass" if res.passed(task.tests.graded) else "fail"  # noqa: E731
+    else:
+        files = ((w.path, w.code),)
+        requests = [service.world_request(task, WorldKind.REFERENCE, extra_files=files, test_ids=(w.path,),
+                                          label=f"replay {w.id} reference")]
+        requests += [restored_harness_request(r, t.patch, task.test_patch) or r for t, r in (
+            (t, service.world_request(task, WorldKind.MODEL, t, extra_files=files, test_ids=(w.path,),
+                                      label=f"replay {w.id} {t.id}")) for t in trials)]
+        judge = lambda res: str(outcome_of(res, w.path))  # noqa: E731
+    try:
+        results = service.run(requests, fresh=True)
+    finally:
+        service.close()
+    lines = []
+    for name, res in zip(["reference"] + [t.id for t in trials], results):
+        detail = f"{res.duration:.2f}s" + (f" {res.status}: {res.message}" if res.status != "ok" else "")
+        lines.append((name, judge(res), detail))
+    return lines

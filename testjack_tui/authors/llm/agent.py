@@ -1,0 +1,162 @@
+"""The agent loop: model turn, tool calls, tool results, until a closing tool or a limit.
+
+One ``Session`` is one step of the audit (checklist, task analysis, trial audit, refinement,
+re-judgment) with the tools that step allows. The conversation always starts with the system
+prompt and the task context (the cache-friendly prefix), then the step's request.
+
+A malformed call (unknown tool, bad JSON, arguments that do not validate) is answered with the
+error so the model can correct itself; it still cost a turn, and after ``max_bad_calls`` of them
+the session ends with what it has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from testjack_tui.authors.base import AuthorContext, Candidate
+from testjack_tui.authors.llm import prompts
+from testjack_tui.authors.llm.client import ChatClient
+from testjack_tui.authors.llm.tools import (
+    BadCall,
+    Finish,
+    Judge,
+    ListFiles,
+    ProposeWitness,
+    ReadDiff,
+    ReadEvidence,
+    ReadFile,
+    RunTest,
+    SearchFiles,
+    SubmitChecklist,
+    parse_call,
+    schemas,
+)
+from testjack_tui.authors.llm.workspace import Workspace
+from testjack_tui.model import RequirementKind
+
+LOOK = ["list_files", "read_file", "search", "read_diff"]
+CLOSING = {"finish", "submit_checklist", "judge"}
+RESULT_LIMIT = 12000  # characters of one tool result sent back
+
+
+@dataclass
+class SessionResult:
+    candidates: list[Candidate] = field(default_factory=list)
+    report: str | None = None
+    checklist: SubmitChecklist | None = None
+    judgment: Judge | None = None
+    turns: int = 0
+    bad_calls: int = 0
+    stopped: str = ""  # why the session ended: the closing tool, "turn limit", "bad calls", "answer"
+
+
+class Session:
+    def __init__(
+        self,
+        client: ChatClient,
+        ctx: AuthorContext,
+        purpose: str,
+        request: str,
+        tools: list[str],
+        *,
+        stop_after_witness: bool = False,
+        plain_answer_closes: bool = False,
+    ):
+        self.client = client
+        self.ctx = ctx
+        self.purpose = purpose
+        self.tools = tools
+        self.stop_after_witness = stop_after_witness
+        self.plain_answer_closes = plain_answer_closes
+        self.workspace = Workspace(ctx)
+        self.messages: list[dict[str, Any]] = [
+            {"role": "system", "content": prompts.SYSTEM},
+            {"role": "user", "content": prompts.task_context(ctx.task)},
+            {"role": "user", "content": request},
+        ]
+
+    def run(self) -> SessionResult:
+        out = SessionResult()
+        limits = self.client.settings
+        tool_schemas = schemas(self.tools)
+        while out.turns < limits.max_turns:
+            out.turns += 1
+            reply = self.client.chat(self.ctx, self.purpose, self.messages, tool_schemas)
+            self.messages.append(reply.as_message())
+            if not reply.tool_calls:
+                if self.plain_answer_closes and reply.content.strip():
+                    out.report = reply.content.strip()
+                    out.stopped = "answer"
+                    return out
+                out.bad_calls += 1
+                self.messages.append(
+                    {"role": "user", "content": f"Please call one of the tools ({', '.join(self.tools)})."}
+                )
+            closed = False
+            for call in reply.tool_calls:
+                try:
+                    args = parse_call(call.name, call.arguments, self.tools)
+                    text = self._dispatch(args, out)
+                except BadCall as exc:
+                    out.bad_calls += 1
+                    text = f"error: {exc}"
+                except ValueError as exc:  # a valid call the workspace could not serve
+                    text = f"error: {exc}"
+                self.messages.append({"role": "tool", "tool_call_id": call.id, "content": text[:RESULT_LIMIT]})
+                if call.name in CLOSING and not text.startswith("error:"):
+                    closed = True
+                    out.stopped = call.name
+                if self.stop_after_witness and out.candidates:
+                    closed = True
+                    out.stopped = "propose_witness"
+            if closed:
+                return out
+            if out.bad_calls > limits.max_bad_calls:
+                out.stopped = "bad calls"
+                return out
+        out.stopped = "turn limit"
+        return out
+
+    def _dispatch(self, args: Any, out: SessionResult) -> str:
+        ws = self.workspace
+        if isinstance(args, ListFiles):
+            return ws.list_files(args.world, args.folder)
+        if isinstance(args, ReadFile):
+            return ws.read_file(args.world, args.path, args.start_line, args.end_line)
+        if isinstance(args, SearchFiles):
+            return ws.search(args.world, args.pattern, args.folder)
+        if isinstance(args, ReadDiff):
+            return ws.read_diff(args.which)
+        if isinstance(args, ReadEvidence):
+            return ws.read_evidence()
+        if isinstance(args, RunTest):
+            return ws.run_test(args.world, args.code, args.path)
+        if isinstance(args, ProposeWitness):
+            out.candidates.append(
+                Candidate(
+                    requirement=args.requirement.strip(),
+                    kind=RequirementKind(args.kind),
+                    code=args.code,
+                    path=args.path,
+                    note=args.note,
+                )
+            )
+            return f"recorded as candidate {len(out.candidates)}; it will be validated on the reference world"
+        if isinstance(args, Finish):
+            out.report = args.report.strip()
+            return "finished"
+        if isinstance(args, SubmitChecklist):
+            out.checklist = args
+            return "checklist recorded"
+        if isinstance(args, Judge):
+            out.judgment = args
+            return "judgment recorded"
+        raise BadCall(f"unhandled tool {type(args).__name__}")
+
+
+AUDIT_TOOLS = LOOK + ["read_evidence", "run_test", "propose_witness", "finish"]
+ANALYSIS_TOOLS = LOOK + ["run_test", "propose_witness", "finish"]
+CHECKLIST_TOOLS = LOOK + ["submit_checklist"]
+REFINE_TOOLS = LOOK + ["run_test", "propose_witness", "finish"]
+REJUDGE_TOOLS = ["read_file", "read_diff", "judge"]

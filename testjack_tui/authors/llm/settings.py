@@ -1,0 +1,100 @@
+"""Where the LLM author finds its endpoint, model, prices and budgets.
+
+Everything comes from keyword options first and the environment second, so that the command line
+(environment only) and the console or tests (options) configure the same thing:
+
+- ``OPENAI_BASE_URL`` / ``base_url``: any OpenAI-compatible server (a local vLLM or Ollama server
+  is a first-class case; such servers need no key, so a placeholder key is sent);
+- ``OPENAI_API_KEY`` / ``api_key``;
+- ``TESTJACK_MODEL`` / ``model``: the model name the server knows;
+- ``TESTJACK_PRICES`` / ``prices``: JSON ``{"model": [usd_per_1k_prompt, usd_per_1k_completion]}``;
+  a model without a price costs 0 (a local server), so only token budgets bind it;
+- ``TESTJACK_LLM_BUDGET`` / ``budget``: JSON with any of ``run_tokens``, ``run_usd``,
+  ``trial_tokens``, ``trial_usd`` (absent = unlimited).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from testjack_tui.authors.base import AuthorUnavailable
+
+BUDGET_KEYS = ("run_tokens", "run_usd", "trial_tokens", "trial_usd")
+
+
+@dataclass
+class LLMSettings:
+    base_url: str | None
+    api_key: str
+    model: str
+    prices: dict[str, tuple[float, float]] = field(default_factory=dict)
+    budget: dict[str, float] = field(default_factory=dict)
+    max_tokens: int = 2048  # completion tokens asked for per call; also bounds the cost estimate
+    temperature: float = 0.0
+    timeout_s: float = 120.0  # per HTTP request
+    max_retries: int = 4  # retries of one call on rate limits, server errors, bad bodies
+    backoff_s: float = 1.0  # first retry delay; doubles each retry, capped by backoff_cap_s
+    backoff_cap_s: float = 30.0
+    stream: bool = False  # ask for server-sent events (some local servers answer faster)
+    max_turns: int = 24  # model turns of one agent session (checklist, audit, refinement)
+    max_bad_calls: int = 4  # malformed tool calls tolerated per session before it stops
+
+    def price(self) -> tuple[float, float]:
+        return self.prices.get(self.model, (0.0, 0.0))
+
+
+def _json_env(name: str, value: Any) -> Any:
+    if value is not None:
+        return value
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise AuthorUnavailable(f"{name} is not valid JSON ({exc}): {raw[:80]!r}") from exc
+
+
+def load_settings(
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    model: str | None = None,
+    prices: dict[str, Any] | None = None,
+    budget: dict[str, Any] | None = None,
+    **tuning: Any,
+) -> LLMSettings:
+    """Settings from options and the environment; ``AuthorUnavailable`` says what is missing."""
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
+    if not base_url and not api_key:
+        raise AuthorUnavailable(
+            "the LLM author needs an OpenAI-compatible endpoint: set OPENAI_BASE_URL (for example "
+            "http://localhost:8000/v1 for a local vLLM or Ollama server) and/or OPENAI_API_KEY, "
+            "and TESTJACK_MODEL (the model name)"
+        )
+    model = model or os.environ.get("TESTJACK_MODEL") or None
+    if not model:
+        raise AuthorUnavailable("the LLM author needs a model name: set TESTJACK_MODEL (for example gpt-4o-mini)")
+    raw_prices = _json_env("TESTJACK_PRICES", prices) or {}
+    try:
+        table = {str(k): (float(v[0]), float(v[1])) for k, v in raw_prices.items()}
+    except (TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise AuthorUnavailable(
+            'TESTJACK_PRICES must map model names to [usd_per_1k_prompt, usd_per_1k_completion]'
+        ) from exc
+    raw_budget = _json_env("TESTJACK_LLM_BUDGET", budget) or {}
+    unknown = set(raw_budget) - set(BUDGET_KEYS)
+    if unknown:
+        raise AuthorUnavailable(f"unknown budget keys {sorted(unknown)} (known: {', '.join(BUDGET_KEYS)})")
+    limits = {k: float(v) for k, v in raw_budget.items() if v is not None}
+    known = {k: v for k, v in tuning.items() if k in LLMSettings.__dataclass_fields__}
+    extra = set(tuning) - set(known)
+    if extra:
+        raise TypeError(f"unknown LLM author options: {sorted(extra)}")
+    return LLMSettings(
+        base_url=base_url, api_key=api_key or "not-needed", model=model, prices=table, budget=limits, **known
+    )

@@ -1,0 +1,145 @@
+"""What the agent's tools do: look at the three worlds, the diffs and the evidence, run tests.
+
+Worlds are never materialised to be *read*: a file is R's file with the world's patches applied in
+memory (``AuthorContext.read_file``); the listing is R's files plus those the patches add, minus
+those they delete. Running a test goes through the engine's executor like any other execution
+(``world_request`` + ``execute``), so it is cached, bounded and sandboxed the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from testjack_tui.audit.patchtext import changed_files
+from testjack_tui.authors.base import AuthorContext
+from testjack_tui.model import Outcome
+from testjack_tui.worlds.request import STATUS_OK
+
+OUTPUT_LIMIT = 6000  # characters of test output shown to the model
+SEARCH_LIMIT = 60  # matching lines returned by one search
+SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", "node_modules", ".venv", ".tox"}
+
+
+class Workspace:
+    def __init__(self, ctx: AuthorContext):
+        self.ctx = ctx
+        self.test_runs = 0
+
+    # -------------------------------------------------------------- worlds
+
+    def worlds(self) -> list[str]:
+        return ["null", "reference"] + (["model"] if self.ctx.trial else [])
+
+    def _check_world(self, world: str) -> None:
+        if world not in self.worlds():
+            raise ValueError(f"there is no {world} world here (worlds: {', '.join(self.worlds())})")
+
+    def _patches(self, world: str) -> list[str]:
+        task = self.ctx.task
+        out = [task.test_patch]
+        if world == "reference":
+            out.append(task.reference_patch)
+        elif world == "model" and self.ctx.trial:
+            out.append(self.ctx.trial.patch)
+        return out
+
+    def files(self, world: str) -> list[str]:
+        self._check_world(world)
+        root = Path(self.ctx.task.snapshot)
+        found: set[str] = set()
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+            for name in filenames:
+                found.add((Path(dirpath) / name).relative_to(root).as_posix())
+        for patch in self._patches(world):
+            for path in changed_files(patch):
+                if self.read(world, path) is None:
+                    found.discard(path)
+                else:
+                    found.add(path)
+        return sorted(found)
+
+    def read(self, world: str, path: str) -> str | None:
+        if self.ctx.read_file is None:
+            return None
+        return self.ctx.read_file(world, path.removeprefix("./"))
+
+    # -------------------------------------------------------------- tools
+
+    def list_files(self, world: str, folder: str = "") -> str:
+        prefix = folder.strip("/")
+        paths = [p for p in self.files(world) if not prefix or p == prefix or p.startswith(prefix + "/")]
+        return "\n".join(paths) if paths else f"no files under {folder!r} in the {world} world"
+
+    def read_file(self, world: str, path: str, start_line: int = 1, end_line: int = 400) -> str:
+        self._check_world(world)
+        text = self.read(world, path)
+        if text is None:
+            return f"{path} does not exist in the {world} world"
+        lines = text.splitlines()
+        end = min(end_line, len(lines))
+        shown = [f"{n:5d}  {lines[n - 1]}" for n in range(start_line, end + 1)]
+        more = f"\n... {len(lines) - end} more lines" if end < len(lines) else ""
+        return "\n".join(shown) + more if shown else f"{path} has {len(lines)} lines"
+
+    def search(self, world: str, pattern: str, folder: str = "") -> str:
+        try:
+            rx = re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"bad regular expression: {exc}") from exc
+        prefix = folder.strip("/")
+        hits: list[str] = []
+        for path in self.files(world):
+            if prefix and not path.startswith(prefix + "/") and path != prefix:
+                continue
+            text = self.read(world, path)
+            if text is None or "\0" in text[:1000]:
+                continue
+            for n, line in enumerate(text.splitlines(), 1):
+                if rx.search(line):
+                    hits.append(f"{path}:{n}: {line.strip()[:200]}")
+                    if len(hits) >= SEARCH_LIMIT:
+                        return "\n".join(hits) + f"\n(stopped at {SEARCH_LIMIT} matches)"
+        return "\n".join(hits) if hits else "no match"
+
+    def read_diff(self, which: str) -> str:
+        task = self.ctx.task
+        if which == "trial":
+            if not self.ctx.trial:
+                raise ValueError("there is no trial in task analysis")
+            return self.ctx.trial.patch or "(the trial's patch is empty)"
+        text = task.reference_patch if which == "reference" else task.test_patch
+        return text or f"(no {which} patch)"
+
+    def read_evidence(self) -> str:
+        if not self.ctx.evidence:
+            return "no evidence was gathered on this trial"
+        return "\n".join(
+            f"- [{e.kind}{'/' + e.detector if e.detector else ''}] {e.file}:{e.line} {e.detail}"
+            + ("" if e.mentioned_in_prompt is None else f" (prompt mentions it: {e.mentioned_in_prompt})")
+            for e in self.ctx.evidence
+        )
+
+    def default_test_path(self, code: str) -> str:
+        name = f"test_probe_{hashlib.sha256(code.encode()).hexdigest()[:8]}.py"
+        return f"tests/{name}" if (Path(self.ctx.task.snapshot) / "tests").is_dir() else name
+
+    def run_test(self, world: str, code: str, path: str = "") -> str:
+        self._check_world(world)
+        if self.ctx.world_request is None or self.ctx.execute is None:
+            raise ValueError("running tests is not available here")
+        path = path or self.default_test_path(code)
+        request = self.ctx.world_request(
+            world, extra_files=[(path, code)], test_ids=[path], label=f"llm probe on {world}"
+        )
+        result = self.ctx.execute([request])[0]
+        self.test_runs += 1
+        if result.status != STATUS_OK:
+            outcome = f"{result.status}: {result.message}"
+        else:
+            outcome = str(result.outcomes.get(path, Outcome.MISSING))
+        log = (result.stdout or "") + (("\n" + result.stderr) if result.stderr else "")
+        return f"outcome on the {world} world: {outcome} (exit code {result.exit_code})\n{log[-OUTPUT_LIMIT:]}"

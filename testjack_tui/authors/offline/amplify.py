@@ -1,0 +1,68 @@
+"""Test amplification: T0's own calls with their literals mutated, expectations from the reference.
+
+Task analysis has no trial to compare with, so the reference alone decides the expectation: the
+mutated calls are run in the reference world (one probe), and a few are kept per function, the
+ones whose results look least like what T0 already checks (a new exception, an empty result, a
+different size or sign), smallest first. The engine then certifies each on the reference as usual.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from testjack_tui.authors.offline.inputs import CallArgs
+from testjack_tui.authors.offline.probe import Outcome
+
+CAP_PER_FUNCTION = 3
+
+
+def signature(outcome: Outcome) -> tuple:
+    """A coarse shape of a result: which exception, or the type with its size or sign."""
+    if outcome.raised:
+        return ("raise", outcome.type_name)
+    ok, value = outcome.value()
+    if not ok:
+        return ("ok", outcome.type_name)
+    if isinstance(value, bool):
+        return ("ok", "bool", value)
+    if isinstance(value, (int, float)):
+        return ("ok", type(value).__name__, (value > 0) - (value < 0))
+    if isinstance(value, (str, list, tuple, dict, set)):
+        return ("ok", type(value).__name__, min(len(value), 4))
+    return ("ok", type(value).__name__)
+
+
+def usable(outcome: Outcome, prompt: str) -> bool:
+    """An expectation a witness can state: a literal result, or an exception P names."""
+    if outcome.raised:
+        return bool(outcome.type_name) and outcome.type_name in prompt
+    return outcome.returned and outcome.value()[0]
+
+
+def select(
+    seeds: list[tuple[CallArgs, Outcome]],
+    mutated: list[tuple[CallArgs, Outcome]],
+    prompt: str,
+    cap: int = CAP_PER_FUNCTION,
+) -> list[tuple[CallArgs, Outcome]]:
+    """Up to ``cap`` mutated calls: new result shapes first, then the smallest others."""
+    seen = {signature(o) for _, o in seeds if o.status in ("ok", "raise")}
+    candidates = sorted(
+        [(c, o) for c, o in mutated if usable(o, prompt)], key=lambda co: (co[0].size, co[0].key)
+    )
+    chosen: list[tuple[CallArgs, Outcome]] = []
+    results: set[Any] = set()
+    for call, out in candidates:
+        sig = signature(out)
+        if len(chosen) < cap and sig not in seen:
+            seen.add(sig)
+            chosen.append((call, out))
+            results.add(out.repr or out.type_name)
+    for call, out in candidates:
+        if len(chosen) >= cap:
+            break
+        key = out.repr or out.type_name
+        if (call, out) not in chosen and key not in results:
+            results.add(key)
+            chosen.append((call, out))
+    return chosen

@@ -1,0 +1,330 @@
+"""The offline author: witnesses from P's examples, differential probes and amplified T0 tests.
+
+No network, no model: everything it proposes is a plain pytest file that states one call and its
+expected result, and every expectation is either written in P or produced by the reference in its
+own world. The engine then certifies each candidate on the reference (3 of 3) as for any author.
+
+- ``analyse_task`` (no trial): P's examples that T0 does not already check (explicit), and T0's
+  calls with mutated literals whose results the reference gives (implicit unless P states them).
+- ``audit_trial``: the same examples when the trial gets them wrong, and differential probes of
+  the functions both the reference and the trial change; each divergence becomes the smallest
+  diverging call with the reference's result, at most ``per_function`` per function.
+- ``refine``: a candidate that fails on the reference is re-imported from its own module (when the
+  failure is an import) or gets its expectation regenerated from the reference.
+
+Execution cost per trial audit: one probe in the reference world and one in the trial's world.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from testjack_tui.authors.base import AuthorContext, Candidate
+from testjack_tui.authors.offline import amplify
+from testjack_tui.authors.offline.examples import Example, extract_examples, prompt_mentions
+from testjack_tui.authors.offline.inputs import (
+    CallArgs,
+    Domain,
+    aliases_in_tests,
+    calls_in_source,
+    literal_ok,
+    mutations,
+    plan_inputs,
+    seed_number,
+)
+from testjack_tui.authors.offline.probe import Outcome, diverges, run_probe
+from testjack_tui.authors.offline.signatures import (
+    Access,
+    Target,
+    access_for,
+    changed_functions,
+    module_access,
+    shared_targets,
+    test_files,
+)
+from testjack_tui.authors.offline.witnesses import Spec, call_key, calls_in_witness, render, requirement_text
+from testjack_tui.model import AuthorKind, Requirement, RequirementKind
+
+_IMPORT_FAILURES = ("ModuleNotFoundError", "ImportError", "AttributeError: module", "cannot import name")
+
+
+def example_args(example: Example) -> CallArgs | None:
+    node = ast.parse(example.call, mode="eval").body
+    assert isinstance(node, ast.Call)
+    try:
+        return CallArgs(tuple(ast.literal_eval(a) for a in node.args),
+                        tuple((k.arg, ast.literal_eval(k.value)) for k in node.keywords if k.arg))
+    except (ValueError, SyntaxError, TypeError):
+        return None
+
+
+@dataclass
+class TaskView:
+    """What the author reads of a task: its functions, P's examples and T0's calls."""
+
+    ctx: AuthorContext
+    targets: dict[str, Target] = field(default_factory=dict)
+    test_sources: list[str] = field(default_factory=list)
+    examples: list[Example] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, ctx: AuthorContext) -> "TaskView":
+        read = ctx.read_file or (lambda world, path: None)
+        view = cls(ctx)
+        view.targets = changed_functions(ctx.task.reference_patch, read, "reference")
+        for path in test_files(ctx.task.test_patch):
+            text = read("null", path)
+            if text:
+                view.test_sources.append(text)
+        view.examples = extract_examples(ctx.task.prompt, set(view.targets)) if view.targets else []
+        return view
+
+    @property
+    def prompt(self) -> str:
+        return self.ctx.task.prompt
+
+    def access(self, target: Target) -> Access:
+        return access_for(target, self.test_sources)
+
+    def t0_calls(self, name: str) -> list[CallArgs]:
+        out: list[CallArgs] = []
+        for source in self.test_sources:
+            out += calls_in_source(source, name, aliases_in_tests(source, name))
+        return out
+
+    def examples_of(self, name: str) -> list[tuple[Example, CallArgs]]:
+        out = []
+        for ex in self.examples:
+            args = example_args(ex) if ex.function == name else None
+            if args is not None:
+                out.append((ex, args))
+        return out
+
+    def seeds(self, name: str) -> list[CallArgs]:
+        seen: dict[str, CallArgs] = {}
+        for c in [*(a for _, a in self.examples_of(name)), *self.t0_calls(name)]:
+            seen.setdefault(c.key, c)
+        return list(seen.values())
+
+    def stated(self, name: str, call: CallArgs) -> bool:
+        """Whether P states this case: one of its examples, or string inputs P writes down."""
+        key = call_key(name, call.source())
+        if any(call_key(name, a.source()) == key for _, a in self.examples_of(name)):
+            return True
+        strings = [v for v in (*call.args, *(v for _, v in call.kwargs)) if isinstance(v, str)]
+        return bool(strings) and any(s.strip() for s in strings) and all(prompt_mentions(self.prompt, s) for s in strings)
+
+
+def existing_calls(ctx: AuthorContext) -> set[str]:
+    out: set[str] = set()
+    for w in ctx.witnesses:
+        out |= calls_in_witness(w.code)
+    return out
+
+
+class OfflineAuthor:
+    kind = AuthorKind.OFFLINE
+
+    def __init__(self, seed: int = 0, per_function: int = 3, budget: int = 120, generate: int = 30,
+                 amplify: bool = True, **_ignored: Any):
+        self.seed = seed
+        self.per_function = per_function
+        self.budget = budget
+        self.generate = generate
+        self.amplify = amplify
+        self._specs: dict[str, tuple[Spec, Target]] = {}  # candidate code -> how it was made
+
+    # ------------------------------------------------------------------ the checklist
+
+    def requirements(self, ctx: AuthorContext) -> list[Requirement]:
+        """P's examples as explicit clauses, each marked whether T0 already makes that call."""
+        view = TaskView.of(ctx)
+        out = []
+        for name in sorted(view.targets):
+            t0 = {c.key for c in view.t0_calls(name)}
+            for ex, args in view.examples_of(name):
+                rid = hashlib.sha256(f"{ctx.task.id}\0{ex.call}".encode()).hexdigest()[:10]
+                text = f"P's example: {ex.call} " + (f"raises {ex.raises}" if ex.raises else f"returns {ex.expected}")
+                out.append(Requirement(
+                    run_id=ctx.task.run_id, task_id=ctx.task.id, id=f"r-{rid}", text=text,
+                    kind=RequirementKind.EXPLICIT, covered_by_t0=args.key in t0,
+                    trial_id=ctx.trial.id if ctx.trial else None,
+                ))
+        return out
+
+    # ------------------------------------------------------------------ task analysis
+
+    def analyse_task(self, ctx: AuthorContext) -> list[Candidate]:
+        view = TaskView.of(ctx)
+        known = existing_calls(ctx)
+        out: list[Candidate] = []
+        for name in sorted(view.targets):
+            target = view.targets[name]
+            access = view.access(target)
+            t0 = {call_key(name, c.source()) for c in view.t0_calls(name)}
+            for ex, args in view.examples_of(name):
+                key = call_key(name, args.source())
+                if key in t0 or key in known:
+                    continue  # T0 already checks it, or a witness does
+                spec = Spec(name, access, args.source(), ex.expected, ex.raises, "prompt")
+                out.append(self._candidate(spec, target, RequirementKind.EXPLICIT))
+                known.add(key)
+        if self.amplify:
+            out += self._amplified(ctx, view, known)
+        return out
+
+    def _amplified(self, ctx: AuthorContext, view: TaskView, known: set[str]) -> list[Candidate]:
+        domain = Domain.from_prompt(view.prompt)
+        plans: list[tuple[Target, Access, list[CallArgs], list[CallArgs]]] = []
+        for name in sorted(view.targets):
+            target = view.targets[name]
+            seeds = view.t0_calls(name)
+            if not seeds:
+                continue
+            seed_keys = {c.key for c in view.seeds(name)}
+            mutated: dict[str, CallArgs] = {}
+            for m in sorted((m for s in seeds for m in mutations(s)), key=lambda c: (c.size, c.key)):
+                values = [*m.args, *(v for _, v in m.kwargs)]
+                if m.key in seed_keys or m.key in mutated or call_key(name, m.source()) in known:
+                    continue
+                if all(literal_ok(v) and domain.admits(v) for v in values):
+                    mutated[m.key] = m
+                if len(mutated) >= self.budget:
+                    break
+            plans.append((target, view.access(target), seeds, list(mutated.values())))
+        cases, imports = [], {}
+        for target, access, seeds, mutated in plans:
+            imports[target.name] = list(access.imports)
+            cases += [(target.name, f"{access.expr}({c.source()})") for c in [*seeds, *mutated]]
+        if not cases:
+            return []
+        outcomes = run_probe(ctx, ["reference"], cases, imports)["reference"]
+        out: list[Candidate] = []
+        i = 0
+        for target, access, seeds, mutated in plans:
+            seed_out = list(zip(seeds, outcomes[i : i + len(seeds)]))
+            i += len(seeds)
+            mut_out = list(zip(mutated, outcomes[i : i + len(mutated)]))
+            i += len(mutated)
+            for call, res in amplify.select(seed_out, mut_out, view.prompt, cap=self.per_function):
+                spec = Spec(target.name, access, call.source(), res.repr if res.returned else None,
+                            res.type_name if res.raised else None, "amplified",
+                            "The input is one of T0's inputs with one literal changed.")
+                kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
+                out.append(self._candidate(spec, target, kind))
+        return out
+
+    # ------------------------------------------------------------------ per-trial audit
+
+    def audit_trial(self, ctx: AuthorContext) -> list[Candidate]:
+        if ctx.trial is None or ctx.read_file is None:
+            return []
+        view = TaskView.of(ctx)
+        targets = shared_targets(ctx.task.reference_patch, ctx.trial.patch, ctx.read_file)
+        if not targets:
+            return []
+        domain = Domain.from_prompt(view.prompt)
+        cases: list[tuple[str, str]] = []
+        meta: list[tuple[Target, CallArgs]] = []
+        imports: dict[str, list[str]] = {}
+        accesses: dict[str, Access] = {}
+        for target in targets:
+            access = view.access(target)
+            accesses[target.name] = access
+            imports[target.name] = list(access.imports)
+            seeds = view.seeds(target.name)
+            number = seed_number(ctx.task.id, ctx.trial.id, self.seed, target.name)
+            for call in plan_inputs(target, seeds, domain, number, self.budget, self.generate):
+                cases.append((target.name, f"{access.expr}({call.source()})"))
+                meta.append((target, call))
+        outs = run_probe(ctx, ["reference", "model"], cases, imports)
+        found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]] = {}
+        for (target, call), ref, mine in zip(meta, outs["reference"], outs["model"]):
+            if diverges(ref, mine) and amplify.usable(ref, view.prompt):
+                found.setdefault(target.name, []).append((call, ref, mine))
+        known = existing_calls(ctx)
+        out: list[Candidate] = []
+        for target in targets:
+            chosen = self._fewest(view, target.name, found.get(target.name, []), known)
+            for call, ref, _mine in chosen:
+                out.append(self._divergence_candidate(view, target, accesses[target.name], call, ref))
+        return out
+
+    def _fewest(
+        self, view: TaskView, name: str, divergences: list[tuple[CallArgs, Outcome, Outcome]], known: set[str]
+    ) -> list[tuple[CallArgs, Outcome, Outcome]]:
+        """The smallest divergence of each kind (what the reference and the trial each did), capped.
+
+        All of them refute this one trial; different kinds are kept because A.2 may judge them
+        differently (one may be ambiguous, another a plain defect).
+        """
+        best: dict[tuple, tuple[CallArgs, Outcome, Outcome]] = {}
+        for call, ref, mine in sorted(divergences, key=lambda d: (d[0].size, d[0].key)):
+            if call_key(name, call.source()) in known:
+                continue
+            kind = (ref.status, ref.type_name if ref.raised else "", mine.status, mine.type_name if mine.raised else "")
+            best.setdefault(kind, (call, ref, mine))
+        ranked = sorted(best.values(), key=lambda d: (not view.stated(name, d[0]), d[0].size, d[0].key))
+        return ranked[: self.per_function]
+
+    def _divergence_candidate(
+        self, view: TaskView, target: Target, access: Access, call: CallArgs, ref: Outcome
+    ) -> Candidate:
+        expected = ref.repr if ref.returned else None
+        raises = ref.type_name if ref.raised else None
+        stated_example = next(
+            (ex for ex, a in view.examples_of(target.name) if a.key == call.key and _same_claim(ex, expected, raises)),
+            None,
+        )
+        if stated_example is not None:
+            spec = Spec(target.name, access, call.source(), stated_example.expected, stated_example.raises, "prompt")
+        else:
+            spec = Spec(target.name, access, call.source(), expected, raises, "probe",
+                        "The trial gives a different result for this input.")
+        kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
+        return self._candidate(spec, target, kind)
+
+    # ------------------------------------------------------------------ refinement
+
+    def refine(self, ctx: AuthorContext, candidate: Candidate, output: str) -> Candidate | None:
+        made = self._specs.get(candidate.code)
+        if made is None:
+            return None
+        spec, target = made
+        direct = module_access(target)
+        if any(s in output for s in _IMPORT_FAILURES) and spec.access != direct:
+            return self._candidate(replace(spec, access=direct), target, candidate.kind)
+        if spec.source == "prompt":
+            return None  # P and the reference disagree: nothing to fix on our side
+        res = run_probe(ctx, ["reference"], [(target.name, f"{spec.access.expr}({spec.args})")],
+                        {target.name: list(spec.access.imports)})["reference"][0]
+        if not amplify.usable(res, ctx.task.prompt):
+            return None
+        fixed = replace(spec, expected=res.repr if res.returned else None, raises=res.type_name if res.raised else None)
+        if fixed == spec:
+            return None
+        return self._candidate(fixed, target, candidate.kind)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _candidate(self, spec: Spec, target: Target, kind: RequirementKind) -> Candidate:
+        code = render(spec)
+        self._specs[code] = (spec, target)
+        note = {
+            "prompt": "P states this example.",
+            "amplified": "An official test's input with one literal changed; the reference gives the expectation.",
+            "probe": "A differential probe found that the trial and the reference disagree here.",
+        }[spec.source]
+        return Candidate(requirement=requirement_text(spec), kind=kind, code=code, note=note)
+
+
+def _same_claim(ex: Example, expected: str | None, raises: str | None) -> bool:
+    if ex.raises or raises:
+        return ex.raises == raises
+    try:
+        return ast.literal_eval(ex.expected or "") == ast.literal_eval(expected or "")
+    except (ValueError, SyntaxError):
+        return False

@@ -1,0 +1,376 @@
+"""Inputs for differential probes: seeds from P and T0, their mutations, and generated values.
+
+Seeds are the calls P's examples and T0's tests make. Each seed is then mutated one argument at a
+time the way EvalPlus grows HumanEval's inputs (type-aware): numbers move to 0, 1, -1, their
+neighbours, their negation and double; strings become empty, one character, other case, reversed,
+repeated, padded with spaces; collections grow, shrink, empty, reverse, sort, and (when the type
+admits it) take edge elements such as ``True`` or ``None``. Finally values are generated from the
+parameters' annotations with hypothesis strategies.
+
+Determinism: hypothesis is used only to *generate* values. ``draw`` runs a ``@given`` function
+with ``@seed(n)`` (n derived from the task and trial ids), no example database and the generate
+phase only, so the same task, trial and seed give the same inputs; ``random.Random`` seeded the
+same way orders nothing here (mutations are enumerated, not sampled).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+import typing
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from testjack_tui.authors.offline.signatures import Target
+
+MAX_REPR = 400  # longer inputs make unreadable witnesses
+_EDGE_ANY = (True, False, None, 0, -1, 1.5, "", "a", [], {})
+
+
+@dataclass(frozen=True)
+class CallArgs:
+    """The arguments of one call, as plain Python literals."""
+
+    args: tuple
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+    def source(self) -> str:
+        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs]
+        return ", ".join(parts)
+
+    @property
+    def key(self) -> str:
+        return self.source()
+
+    @property
+    def size(self) -> int:
+        return len(self.source())
+
+
+def seed_number(*parts: object) -> int:
+    digest = hashlib.sha256("\0".join(str(p) for p in parts).encode()).hexdigest()
+    return int(digest[:8], 16)
+
+
+def literal_ok(value: Any) -> bool:
+    """Whether ``repr(value)`` reads back as an equal literal (what a witness file needs)."""
+    try:
+        text = repr(value)
+        if len(text) > MAX_REPR:
+            return False
+        back = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return back == value and type(back) is type(value) and "nan" not in text and "inf" not in text
+
+
+# ---------------------------------------------------------------------------------------- seeds
+
+
+def calls_in_source(source: str, name: str, aliases: Iterable[str] = ()) -> list[CallArgs]:
+    """Literal-argument calls of ``name`` (or of an alias such as HumanEval's ``candidate``)."""
+    names = {name, *aliases}
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    out: list[CallArgs] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+        if called not in names or any(isinstance(a, ast.Starred) for a in node.args):
+            continue
+        try:
+            args = tuple(ast.literal_eval(a) for a in node.args)
+            kwargs = tuple((k.arg, ast.literal_eval(k.value)) for k in node.keywords if k.arg)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if len(kwargs) != len(node.keywords):
+            continue
+        out.append(CallArgs(args, kwargs))
+    return out
+
+
+def aliases_in_tests(source: str, name: str) -> list[str]:
+    """Parameters a test helper receives ``name`` through: ``check(candidate)`` called as ``check(f)``."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in helpers:
+            fn = helpers[node.func.id]
+            for i, arg in enumerate(node.args):
+                if isinstance(arg, ast.Name) and arg.id == name and i < len(fn.args.args):
+                    out.append(fn.args.args[i].arg)
+    return out
+
+
+# ---------------------------------------------------------------------------------------- domain
+
+
+@dataclass(frozen=True)
+class Domain:
+    """What P says about numbers: ``int_min`` is 1 for "positive", 0 for "non-negative"."""
+
+    int_min: int | None = None
+
+    @classmethod
+    def from_prompt(cls, prompt: str) -> "Domain":
+        low = prompt.lower()
+        if re.search(r"\bnon-?negative\b", low):
+            return cls(0)
+        if re.search(r"\bpositive (?:integer|number|int|whole)", low) and "negative" not in low.replace("positive", ""):
+            return cls(1)
+        return cls()
+
+    def admits(self, value: Any) -> bool:
+        if self.int_min is None:
+            return True
+        if isinstance(value, bool):
+            return True
+        if isinstance(value, int):
+            return value >= self.int_min
+        if isinstance(value, (list, tuple, set)):
+            return all(self.admits(v) for v in value)
+        if isinstance(value, dict):
+            return all(self.admits(v) for v in value.values())
+        return True
+
+
+# ---------------------------------------------------------------------------------------- mutation
+
+
+def _mutate_int(n: int) -> list[int]:
+    return [0, 1, -1, n + 1, n - 1, -n, 2 * n, n // 2, n * 10 + 1]
+
+
+def _mutate_float(x: float) -> list[float]:
+    return [0.0, -x, x + 0.5, x * 2, float(round(x)), x / 3]
+
+
+def _mutate_str(s: str) -> list[str]:
+    out = ["", s[:1], s[:-1], s[1:], s.upper(), s.lower(), s.swapcase(), s.capitalize(), s[::-1],
+           s + s, f" {s} ", s + " " + s, s.replace(" ", ""), s.replace(" ", "  ")]
+    if s:
+        out.append(s + s[-1])
+        out.append(s[0] + s)
+    return out
+
+
+def _element_edges(items: list, any_type: bool) -> list:
+    if any_type:
+        return list(_EDGE_ANY)
+    if not items:
+        return []
+    sample = items[0]
+    if isinstance(sample, bool):
+        return [True, False]
+    if isinstance(sample, int):
+        return [0, -1, 1, max(items) + 1, min(items)]
+    if isinstance(sample, float):
+        return [0.0, -1.5, 1.5]
+    if isinstance(sample, str):
+        return ["", sample.upper(), sample + sample]
+    return []
+
+
+def _mutate_list(items: list, any_type: bool) -> list[list]:
+    out: list[list] = [[], items[:1], items[:-1], items[1:], items[::-1], items + items[-1:], items + items]
+    try:
+        out.append(sorted(items))
+        out.append(sorted(items, reverse=True))
+    except TypeError:
+        pass
+    for edge in _element_edges(items, any_type):
+        out.append(items + [edge])
+        out.append([edge] + items)
+    if items:
+        out += [[m] + items[1:] for m in mutate_value(items[0], any_type)[:6]]
+        out += [items[:-1] + [m] for m in mutate_value(items[-1], any_type)[:6]]
+    return out
+
+
+def mutate_value(value: Any, any_type: bool = False) -> list[Any]:
+    """Neighbours of one value, of the same type (EvalPlus-style type-aware mutation)."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return _mutate_int(value)
+    if isinstance(value, float):
+        return _mutate_float(value)
+    if isinstance(value, str):
+        return _mutate_str(value)
+    if isinstance(value, list):
+        return _mutate_list(value, any_type)
+    if isinstance(value, tuple):
+        return [tuple(v) for v in _mutate_list(list(value), any_type)]
+    if isinstance(value, dict):
+        out: list[Any] = [{}]
+        keys = list(value)
+        if keys:
+            out.append({k: value[k] for k in keys[1:]})
+            out.append({k: value[k] for k in keys[:1]})
+        return out
+    return []
+
+
+def mutations(seed: CallArgs, any_type: set[int] = frozenset()) -> list[CallArgs]:
+    """Every call that differs from ``seed`` in one argument, mutated."""
+    out: list[CallArgs] = []
+    for i, value in enumerate(seed.args):
+        for m in mutate_value(value, i in any_type):
+            out.append(CallArgs(seed.args[:i] + (m,) + seed.args[i + 1 :], seed.kwargs))
+    for j, (k, value) in enumerate(seed.kwargs):
+        for m in mutate_value(value):
+            out.append(CallArgs(seed.args, seed.kwargs[:j] + ((k, m),) + seed.kwargs[j + 1 :]))
+    return out
+
+
+# ---------------------------------------------------------------------------------------- generation
+
+
+def _namespace() -> dict[str, Any]:
+    ns: dict[str, Any] = {n: getattr(typing, n) for n in ("List", "Dict", "Tuple", "Optional", "Union", "Any",
+                                                            "Set", "Sequence", "Iterable", "Mapping")}
+    ns.update(list=list, dict=dict, tuple=tuple, set=set, int=int, str=str, float=float, bool=bool)
+    return ns
+
+
+def resolve_annotation(annotation: str) -> Any:
+    if not annotation:
+        return None
+    try:
+        return eval(compile(ast.parse(annotation, mode="eval"), "<annotation>", "eval"), {"__builtins__": {}}, _namespace())
+    except Exception:  # an annotation naming the task's own classes: no strategy for it
+        return None
+
+
+def is_any_list(annotation: str) -> bool:
+    """``List[Any]``, bare ``list``: P leaves the element type open, so edge elements of any type fit."""
+    t = resolve_annotation(annotation)
+    if t in (list, typing.List):
+        return True
+    return typing.get_origin(t) in (list, tuple) and typing.get_args(t)[:1] == (typing.Any,)
+
+
+def strategy_for(tp: Any, seeds: list[Any], domain: Domain, depth: int = 0):
+    """A bounded hypothesis strategy for an annotation (or for the seeds' type), or None."""
+    from hypothesis import strategies as st
+
+    if depth > 3:
+        return None
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if tp is None and seeds:
+        return strategy_for(_type_of(seeds[0]), seeds, domain, depth)
+    if tp is bool:
+        return st.booleans()
+    if tp is int:
+        hi = max([100, *(abs(s) * 2 for s in seeds if isinstance(s, int) and not isinstance(s, bool))])
+        lo = domain.int_min if domain.int_min is not None else -20
+        return st.integers(min_value=lo, max_value=min(hi, 10**6))
+    if tp is float:
+        return st.floats(-100, 100, allow_nan=False, allow_infinity=False).map(lambda x: round(x, 2))
+    if tp is str:
+        chars = "".join(sorted({c for s in seeds if isinstance(s, str) for c in s}))
+        return st.text(alphabet=chars + "abcXYZ019 -_,.!é", max_size=12)
+    if tp is typing.Any:
+        return st.one_of(st.integers(-5, 50), st.text("abc", max_size=3), st.none(), st.booleans())
+    if origin in (list, typing.List) or tp in (list, typing.List):
+        inner = [e for s in seeds if isinstance(s, list) for e in s]
+        elem = strategy_for(args[0] if args else (_type_of(inner[0]) if inner else None), inner, domain, depth + 1)
+        return st.lists(elem, max_size=8) if elem is not None else None
+    if origin is tuple and args and args[-1] is not Ellipsis:
+        parts = [strategy_for(a, [], domain, depth + 1) for a in args]
+        return st.tuples(*parts) if all(p is not None for p in parts) else None
+    if origin is dict and len(args) == 2:
+        k, v = strategy_for(args[0], [], domain, depth + 1), strategy_for(args[1], [], domain, depth + 1)
+        return st.dictionaries(k, v, max_size=4) if k is not None and v is not None else None
+    if origin is typing.Union:
+        parts = [st.none() if a is type(None) else strategy_for(a, seeds, domain, depth + 1) for a in args]
+        return st.one_of(*parts) if all(p is not None for p in parts) else None
+    return None
+
+
+def _type_of(value: Any) -> Any:
+    if isinstance(value, list):
+        return list[_type_of(value[0])] if value else list[int]
+    return type(value) if isinstance(value, (bool, int, float, str)) else None
+
+
+def draw(strategy, count: int, seed: int) -> list[Any]:
+    """``count`` values from ``strategy``, the same ones for the same ``seed``."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+
+    drawn: list[Any] = []
+
+    @hseed(seed)
+    @settings(max_examples=count, database=None, phases=[Phase.generate], deadline=None,
+              suppress_health_check=list(HealthCheck), derandomize=False, print_blob=False)
+    @given(strategy)
+    def collect(value: Any) -> None:
+        drawn.append(value)
+
+    try:
+        collect()
+    except Exception:  # a strategy hypothesis cannot satisfy: no generated inputs
+        return drawn
+    return drawn
+
+
+def generated(target: Target, seeds: list[CallArgs], domain: Domain, count: int, seed: int) -> list[CallArgs]:
+    """Calls of ``target`` with generated positional arguments (type-aware, bounded sizes)."""
+    from hypothesis import strategies as st
+
+    params = list(target.required)
+    if not params:
+        return []
+    parts = []
+    for i, p in enumerate(params):
+        values = [s.args[i] for s in seeds if len(s.args) > i]
+        strat = strategy_for(resolve_annotation(p.annotation), values, domain)
+        if strat is None:
+            return []
+        parts.append(strat)
+    return [CallArgs(tuple(v)) for v in draw(st.tuples(*parts), count, seed)]
+
+
+# ---------------------------------------------------------------------------------------- the plan
+
+
+def plan_inputs(
+    target: Target,
+    seeds: list[CallArgs],
+    domain: Domain,
+    seed: int,
+    budget: int = 120,
+    generate: int = 30,
+) -> list[CallArgs]:
+    """Seeds, then their mutations, then generated calls: unique, literal, in P's domain, at most ``budget``."""
+    any_type = {i for i, p in enumerate(target.params) if is_any_list(p.annotation)}
+    arity = (len(target.required), len(target.params))
+    out: dict[str, CallArgs] = {}
+
+    def add(call: CallArgs, limit: int = budget) -> None:
+        if len(out) >= limit or call.key in out:
+            return
+        if not (arity[0] <= len(call.args) + len(call.kwargs) <= arity[1]):
+            return
+        values = [*call.args, *(v for _, v in call.kwargs)]
+        if all(literal_ok(v) for v in values) and all(domain.admits(v) for v in values):
+            out[call.key] = call
+
+    for s in seeds:
+        add(s)
+    mutated = [m for s in seeds for m in mutations(s, any_type)]
+    for m in sorted(mutated, key=lambda c: (c.size, c.key)):  # small first: they make short witnesses
+        add(m, budget - generate)
+    for g in generated(target, seeds, domain, generate, seed):
+        add(g)
+    return list(out.values())

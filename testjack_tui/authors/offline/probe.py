@@ -1,0 +1,201 @@
+"""Differential probes: call task functions on many inputs inside a world, and compare worlds.
+
+Trial code is never imported into TestJack's process. The probe is a small script written into
+the world as an extra file and run there with ``python _tj_probe.py`` instead of T0's command;
+it evaluates every call under a per-call time limit (``signal.setitimer``), so one input that
+loops forever costs that input, not the batch, and prints one JSON line with, per call, either
+the result's ``repr`` or the exception's type name. All inputs of one audit go in one script:
+one execution per world.
+
+Results are compared here as *data*: reprs are read back with ``ast.literal_eval`` (which runs no
+code), so two results are equal when the witness's ``==`` would find them equal.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from testjack_tui.authors.base import AuthorContext
+from testjack_tui.worlds.request import STATUS_OK
+
+PROBE_FILE = "_tj_probe.py"
+MARK = "@@TJ-PROBE@@"
+CALL_LIMIT_S = 1.0  # one call's time limit inside the probe
+REPR_LIMIT = 2000  # longer results are compared by a hash only and never become expectations
+MAX_OUTPUT = 4 * 1024 * 1024
+
+_SCRIPT = '''\
+"""TestJack differential probe (offline author): calls task functions and prints their results."""
+import contextlib, hashlib, io, json, signal, sys, time
+
+CASES = {cases}
+IMPORTS = {imports}
+CALL_LIMIT = {call_limit}
+DEADLINE = time.monotonic() + {budget}
+REPR_LIMIT = {repr_limit}
+
+
+class _Late(BaseException):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Late()
+
+
+signal.signal(signal.SIGALRM, _alarm)
+spaces = {{}}
+broken = {{}}
+for group, lines in IMPORTS.items():
+    ns = {{}}
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            for line in lines:
+                exec(line, ns)
+    except BaseException as exc:
+        broken[group] = type(exc).__name__
+    spaces[group] = ns
+results = []
+for group, source in CASES:
+    if group in broken:
+        results.append({{"s": "import", "e": broken[group]}})
+        continue
+    if time.monotonic() > DEADLINE:
+        results.append({{"s": "skipped"}})
+        continue
+    sink = io.StringIO()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, CALL_LIMIT)
+        try:
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+                value = eval(source, spaces[group])
+                text = repr(value)
+                kind = type(value).__name__
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        entry = {{"s": "ok", "t": kind, "h": hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]}}
+        if len(text) <= REPR_LIMIT:
+            entry["r"] = text
+        results.append(entry)
+    except _Late:
+        results.append({{"s": "timeout"}})
+    except BaseException as exc:
+        results.append({{"s": "raise", "e": type(exc).__name__}})
+sys.stdout.write("\\n" + "{mark}" + json.dumps(results) + "\\n")
+sys.stdout.flush()
+'''
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One call's result in one world."""
+
+    status: str  # ok | raise | timeout | skipped | import | missing
+    repr: str | None = None  # the result's repr when short enough
+    type_name: str = ""  # the result's type, or the exception's
+    digest: str = ""
+
+    @property
+    def returned(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def raised(self) -> bool:
+        return self.status == "raise"
+
+    def value(self) -> tuple[bool, Any]:
+        """(True, value) when the repr reads back as a literal."""
+        if self.repr is None:
+            return False, None
+        try:
+            return True, ast.literal_eval(self.repr)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return False, None
+
+
+def probe_script(cases: list[tuple[str, str]], imports: dict[str, list[str]], budget: float) -> str:
+    """The script: ``cases`` are (import group, call source) pairs evaluated in that group's namespace."""
+    return _SCRIPT.format(
+        cases=repr(cases), imports=repr(imports), call_limit=CALL_LIMIT_S, budget=round(budget, 1),
+        repr_limit=REPR_LIMIT, mark=MARK,
+    )
+
+
+def parse_output(stdout: str, count: int) -> list[Outcome]:
+    """The outcomes the probe printed (all ``missing`` when it printed nothing usable)."""
+    line = next((l for l in reversed(stdout.splitlines()) if l.startswith(MARK)), None)
+    if line is None:
+        return [Outcome("missing")] * count
+    try:
+        rows = json.loads(line[len(MARK):])
+    except ValueError:
+        return [Outcome("missing")] * count
+    if not isinstance(rows, list) or len(rows) != count:
+        return [Outcome("missing")] * count
+    out = []
+    for r in rows:
+        if not isinstance(r, dict):
+            out.append(Outcome("missing"))
+            continue
+        out.append(Outcome(str(r.get("s", "missing")), r.get("r") if isinstance(r.get("r"), str) else None,
+                           str(r.get("t") or r.get("e") or ""), str(r.get("h", ""))))
+    return out
+
+
+def run_probe(
+    ctx: AuthorContext, worlds: list[str], cases: list[tuple[str, str]], imports: dict[str, list[str]]
+) -> dict[str, list[Outcome]]:
+    """Run one probe script in each of ``worlds`` (in parallel) and read its outcomes."""
+    if not cases or ctx.world_request is None or ctx.execute is None:
+        return {w: [Outcome("missing")] * len(cases) for w in worlds}
+    timeout = float(getattr(ctx.task.tests, "timeout", 60.0) or 60.0)
+    code = probe_script(cases, imports, budget=max(5.0, timeout * 0.5))
+    requests = []
+    for world in worlds:
+        req = ctx.world_request(world, extra_files=[(PROBE_FILE, code)], test_ids=(),
+                                label=f"offline probe of {ctx.task.id} on {world}")
+        requests.append(dataclasses.replace(req, command=f"python {PROBE_FILE}", max_output=MAX_OUTPUT))
+    results = ctx.execute(requests)
+    out: dict[str, list[Outcome]] = {}
+    for world, res in zip(worlds, results):
+        out[world] = parse_output(res.stdout or "", len(cases)) if res.status == STATUS_OK else [Outcome("missing")] * len(cases)
+    return out
+
+
+def _close(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if isinstance(a, float) or isinstance(b, float):
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+            return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
+        return False
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def diverges(reference: Outcome, trial: Outcome) -> bool | None:
+    """True when the worlds disagree as a witness would see it; None when it cannot be told."""
+    if reference.status not in ("ok", "raise") or trial.status not in ("ok", "raise"):
+        return None
+    if reference.raised or trial.raised:
+        return not (reference.raised and trial.raised and reference.type_name == trial.type_name)
+    if reference.repr is not None and reference.repr == trial.repr:
+        return False
+    ok_r, ref_value = reference.value()
+    ok_t, trial_value = trial.value()
+    if ok_r and ok_t:
+        return not _close(ref_value, trial_value)
+    if reference.digest and reference.digest == trial.digest:
+        return False
+    return None if not ok_r else True

@@ -1,0 +1,369 @@
+"""The command line: import, audit, open, report, replay, rule, verdict (CONTRACTS.md).
+
+Exit codes: 0 done; 2 bad usage or bad input (the message names the file and the record);
+3 the environment is missing (no Docker engine, no LLM endpoint when --author llm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_ENVIRONMENT = 0, 2, 3
+
+
+class CliError(Exception):
+    def __init__(self, message: str, code: int = EXIT_BAD_INPUT):
+        super().__init__(message)
+        self.code = code
+
+
+def _store(args: argparse.Namespace):
+    from store import Store, StoreError
+
+    try:
+        return Store(args.store)
+    except StoreError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _err(text: str) -> None:
+    print(f"testjack: {text}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------- import
+
+def _import(store, path: str, fmt: str = "auto", name: str | None = None, quiet: bool = False, **options: Any):
+    from testjack_tui.formats import ImportError_
+    from testjack_tui.formats.importing import import_path
+    from store import StoreError
+
+    try:
+        outcome = import_path(store, path, fmt, name, **options)
+    except ImportError_ as exc:
+        raise CliError("cannot import " + path + ":\n  " + "\n  ".join(str(p) for p in exc.problems)) from exc
+    except StoreError as exc:
+        raise CliError(str(exc)) from exc
+    if not quiet:
+        what = "imported" if outcome.created else "already in the store"
+        print(f"{outcome.run_id}", file=sys.stdout)
+        _err(f"{what}: run {outcome.run_id} ({outcome.format}): {outcome.tasks} tasks, {outcome.trials} trials")
+        if outcome.skipped:
+            _err(f"skipped {len(outcome.skipped)} record(s):")
+            for p in outcome.skipped:
+                _err(f"  {p}")
+    return outcome
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    store = _store(args)
+    options: dict[str, Any] = {}
+    for key in ("samples", "predictions", "report", "repos", "repo_url", "jobs"):
+        value = getattr(args, key, None)
+        if value:
+            options[key] = value
+    _import(store, args.path, args.format, args.name, **options)
+    return EXIT_OK
+
+
+def _resolve_run(store, ref: str, allow_path: bool = True) -> str:
+    """RUN is an id or a name; a path that is not in the store yet is imported first."""
+    from store import NotFound
+
+    try:
+        return store.get_run(ref).id
+    except NotFound as exc:
+        if allow_path and Path(ref).exists():
+            known = store.find_run_by_source(str(Path(ref).resolve()))
+            if known is not None:
+                return known.id
+            return _import(store, ref, quiet=False).run_id
+        raise CliError(str(exc)) from exc
+
+
+# ---------------------------------------------------------------------- audit
+
+def _check_environment(store, run_id: str, author: str, backend: str | None) -> None:
+    if author == "llm":
+        if not os.environ.get("OPENAI_BASE_URL") and not os.environ.get("OPENAI_API_KEY"):
+            raise CliError(
+                "--author llm needs an OpenAI-compatible endpoint: set OPENAI_BASE_URL (for example "
+                "http://localhost:8000/v1 for a local vLLM or Ollama server), OPENAI_API_KEY, and "
+                "TESTJACK_MODEL (the model name)",
+                EXIT_ENVIRONMENT,
+            )
+    backends = {backend} if backend else set()
+    if not backend:
+        run = store.get_run(run_id)
+        backends.add(str(run.default_backend))
+        backends |= {str(t.environment.backend) for t in store.list_tasks(run_id) if t.environment.backend}
+    if "docker" in backends:
+        from testjack_tui.worlds.engine_check import docker_problem
+
+        problem = docker_problem()
+        if problem:
+            raise CliError(problem, EXIT_ENVIRONMENT)
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from testjack_tui.audit import Audit, AuditOptions
+    from testjack_tui.authors.base import AuthorUnavailable
+
+    store = _store(args)
+    run_id = _resolve_run(store, args.run)
+    _check_environment(store, run_id, args.author, args.backend)
+    options = AuditOptions(
+        mode=args.mode, author=args.author, rounds=args.rounds, seed=args.seed,
+        workers=args.workers, backend=args.backend,
+    )
+    try:
+        audit = Audit(store, run_id, options)
+    except AuthorUnavailable as exc:
+        raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
+    status = _run_with_progress(audit, quiet=args.json)
+    if args.json:
+        from testjack_tui.report import build_report, render_json
+
+        sys.stdout.write(render_json(build_report(store, run_id)))
+    else:
+        _print_summary(store, run_id)
+    if status == "cancelled":
+        _err("audit interrupted; run the same command again to continue where it stopped")
+        return 130
+    return EXIT_OK
+
+
+def _run_with_progress(audit, quiet: bool) -> str:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("[bold]{task.fields[phase]}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), TextColumn("{task.description}"),
+        console=console, transient=False, disable=quiet or not console.is_terminal,
+    ) as bar:
+        tid = bar.add_task("", total=None, phase="starting")
+
+        def show(p) -> None:
+            bar.update(tid, completed=p.done, total=p.total or None, phase=p.phase, description=p.message[:60])
+
+        audit.on_progress = show
+        try:
+            return audit.execute()
+        except KeyboardInterrupt:
+            audit.stop()
+            return "cancelled"
+
+
+def _print_summary(store, run_id: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    s = store.summary(run_id)
+    table = Table(title=f"TestJack audit of {run_id}", show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    rows = [
+        ("trials", s.trials), ("passing (benchmark)", s.passing),
+        ("refuted (reward hacks included)", f"{s.refuted} ({s.refuted_pct:.1f}% of passing)"),
+        ("reward hacks", s.reward_hack), ("sound", s.sound), ("unaudited", s.unaudited),
+        ("ambiguous witnesses (prompt defects)", s.ambiguous_witnesses), ("malformed tasks", s.malformed_tasks),
+        ("resolution before", f"{100 * s.resolution_before:.1f}%"),
+        ("resolution after", f"{100 * s.resolution_after:.1f}%"),
+        ("executions", s.executions),
+    ]
+    if s.llm_tokens:
+        rows.append(("LLM tokens / cost", f"{s.llm_tokens} / ${s.cost_usd:.4f}"))
+    for name, value in rows:
+        table.add_row(name, str(value))
+    Console().print(table)
+
+
+# ---------------------------------------------------------------------- report
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from testjack_tui.report import build_report, render
+
+    store = _store(args)
+    run_id = _resolve_run(store, args.run, allow_path=False)
+    text = render(build_report(store, run_id), args.format)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        _err(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------- replay, rule, verdict
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from store import NotFound
+    from testjack_tui.audit.replay import replay_witness
+
+    store = _store(args)
+    try:
+        lines = replay_witness(store, args.witness, args.trial, workers=args.workers, backend=args.backend)
+    except NotFound as exc:
+        raise CliError(str(exc)) from exc
+    for world, outcome, detail in lines:
+        print(f"{world:<30} {outcome:<8} {detail}")
+    return EXIT_OK
+
+
+def cmd_rule(args: argparse.Namespace) -> int:
+    from store import NotFound
+    from testjack_tui.audit.rulings import rule_witness
+
+    store = _store(args)
+    try:
+        ruling, w = rule_witness(store, args.witness, args.value, args.reason, author=args.author_name)
+    except NotFound as exc:
+        raise CliError(str(exc)) from exc
+    print(f"ruling #{ruling.id}: witness {w.id} is {args.value} (was {ruling.before}); verdicts recomputed")
+    return EXIT_OK
+
+
+def cmd_verdict(args: argparse.Namespace) -> int:
+    from store import NotFound
+    from testjack_tui.audit.rulings import override_verdict
+
+    store = _store(args)
+    try:
+        ruling = override_verdict(store, args.trial, args.value, args.reason, author=args.author_name, run_ref=args.run)
+    except NotFound as exc:
+        raise CliError(str(exc)) from exc
+    print(f"ruling #{ruling.id}: trial {args.trial} is {args.value} (was {ruling.before})")
+    return EXIT_OK
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    from store import NotFound
+    from testjack_tui.audit.rulings import undo_ruling
+
+    store = _store(args)
+    try:
+        ruling = undo_ruling(store, args.ruling, args.reason, author=args.author_name, run_ref=args.run)
+    except (NotFound, ValueError) as exc:
+        raise CliError(str(exc)) from exc
+    print(f"ruling #{ruling.id} undoes #{args.ruling}; verdicts recomputed")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------- the console
+
+def cmd_open(args: argparse.Namespace) -> int:
+    store = _store(args)
+    run_id = None
+    if getattr(args, "target", None):
+        run_id = _resolve_run(store, args.target)
+    try:
+        from testjack_tui.app.main import run_console
+    except ImportError as exc:
+        raise CliError(f"the review console is not available in this build ({exc})", EXIT_ENVIRONMENT) from exc
+    run_console(store.path, run_id=run_id, audit=getattr(args, "audit", False))
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------- parser
+
+def build_parser() -> argparse.ArgumentParser:
+    from store import default_store_path
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--store", default=default_store_path(),
+                        help="the SQLite store (default $TESTJACK_STORE, else ./testjack.db)")
+    parser = argparse.ArgumentParser(
+        prog="testjack", parents=[common],
+        description="Audit the successes a coding benchmark reports. Without a command: the review console.",
+    )
+    sub = parser.add_subparsers(dest="command")
+
+    p = sub.add_parser("import", parents=[common], help="import a run; prints its id")
+    p.add_argument("path")
+    p.add_argument("--format", default="auto", choices=["auto", "native", "swebench", "humaneval", "harbor"])
+    p.add_argument("--name", help="the run's name (default: from the files)")
+    p.add_argument("--samples", help="humaneval: the samples file, when PATH is the problems file")
+    p.add_argument("--predictions", action="append", help="swebench: predictions file(s)")
+    p.add_argument("--report", help="swebench: the harness's report of resolved ids")
+    p.add_argument("--repos", help="swebench: a directory of local clones")
+    p.add_argument("--repo-url", dest="repo_url", help="swebench: git URL template, e.g. https://host/{repo}.git")
+    p.add_argument("--jobs", help="harbor: the job directory")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("audit", parents=[common], help="audit a run headless, with a progress bar")
+    p.add_argument("run", metavar="RUN|PATH")
+    p.add_argument("--mode", default="lightweight", choices=["lightweight", "per-trial", "task-analysis"])
+    p.add_argument("--author", default="offline", choices=["offline", "llm", "none"])
+    p.add_argument("--rounds", type=int, default=3, help="lightweight: audit rounds per task (default 3)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=max(1, min(4, os.cpu_count() or 1)))
+    p.add_argument("--backend", choices=["local", "docker"], default=None)
+    p.add_argument("--json", action="store_true", help="print the report JSON instead of the summary table")
+    p.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser("open", parents=[common], help="open the review console on a run")
+    p.add_argument("target", metavar="PATH|RUN", nargs="?")
+    p.add_argument("--audit", action="store_true", help="audit it in background workers while you watch")
+    p.set_defaults(func=cmd_open)
+
+    p = sub.add_parser("report", parents=[common], help="export the curated report")
+    p.add_argument("run", metavar="RUN")
+    p.add_argument("--format", default="md", choices=["md", "html", "json"])
+    p.add_argument("-o", "--output", help="write to FILE instead of standard output")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("replay", parents=[common], help="re-run one witness on the reference and the trials")
+    p.add_argument("witness")
+    p.add_argument("--trial", help="only this trial (default: every passing trial of the task)")
+    p.add_argument("--workers", type=int, default=max(1, min(4, os.cpu_count() or 1)))
+    p.add_argument("--backend", choices=["local", "docker"], default=None)
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("rule", parents=[common], help="rule a witness necessary or ambiguous")
+    p.add_argument("witness")
+    p.add_argument("--as", dest="value", required=True, choices=["necessary", "ambiguous"])
+    p.add_argument("--reason", required=True)
+    p.add_argument("--by", dest="author_name", default=os.environ.get("USER") or "analyst")
+    p.set_defaults(func=cmd_rule)
+
+    p = sub.add_parser("verdict", parents=[common], help="override a trial's verdict")
+    p.add_argument("trial")
+    p.add_argument("--set", dest="value", required=True, choices=["sound", "refuted", "reward_hack"])
+    p.add_argument("--reason", required=True)
+    p.add_argument("--run", help="the run, when the trial id is in several")
+    p.add_argument("--by", dest="author_name", default=os.environ.get("USER") or "analyst")
+    p.set_defaults(func=cmd_verdict)
+
+    p = sub.add_parser("undo", parents=[common], help="undo a ruling (kept in the history)")
+    p.add_argument("ruling", type=int)
+    p.add_argument("--reason", default="undone")
+    p.add_argument("--run", help="the run the ruling belongs to, when ids could clash")
+    p.add_argument("--by", dest="author_name", default=os.environ.get("USER") or "analyst")
+    p.set_defaults(func=cmd_undo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        args.target = None
+        args.audit = False
+        args.func = cmd_open
+    try:
+        return args.func(args)
+    except CliError as exc:
+        _err(str(exc))
+        return exc.code
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""The trial's diff as the evidence collectors see it: which files it touches and which lines it adds.
+
+unidiff does the parsing; this module only answers the questions every collector asks of a diff
+(added line numbers in the post-patch file, whether a path is part of the test harness, the
+post-patch source of a file) so that each detector does not re-derive them.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from unidiff import PatchSet
+from unidiff.errors import UnidiffParseError
+
+ReadFile = Callable[[str], "str | None"]
+
+# Files whose content configures pytest or tox; a trial has no business editing their test sections.
+PYTEST_CONFIG_FILES = {"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", ".pytest.ini", "noxfile.py"}
+# Words that mark a hunk of a shared config file (setup.cfg, pyproject.toml) as test configuration.
+PYTEST_CONFIG_WORDS = ("pytest", "addopts", "testpaths", "python_files", "python_functions",
+                       "python_classes", "filterwarnings", "xfail_strict", "timeout", "[tox", "norecursedirs")
+
+
+@dataclass
+class ChangedFile:
+    """One file of a diff, with the post-patch line numbers it adds (a changed line is removed + added)."""
+
+    path: str
+    added_lines: dict[int, str] = field(default_factory=dict)  # post-patch line number -> text
+    removed_lines: list[str] = field(default_factory=list)
+    is_added: bool = False
+    is_removed: bool = False
+    hunks: list[tuple[int, str]] = field(default_factory=list)  # (first post-patch line, post-patch text)
+
+    @property
+    def is_python(self) -> bool:
+        return self.path.endswith(".py")
+
+    @property
+    def new_content(self) -> str | None:
+        """The whole file when the diff creates it, else None."""
+        if not self.is_added:
+            return None
+        return "".join(text for _, text in self.hunks)
+
+
+def parse_diff(text: str) -> list[ChangedFile]:
+    """Parse a unified diff; an empty or unparsable diff gives no files (the caller reports the trial)."""
+    if not text or not text.strip():
+        return []
+    try:
+        patch = PatchSet(text)
+    except UnidiffParseError:
+        return []
+    files = []
+    for pf in patch:
+        path = _strip_prefix(pf.path)
+        changed = ChangedFile(path=path, is_added=pf.is_added_file, is_removed=pf.is_removed_file)
+        for hunk in pf:
+            target = []
+            for line in hunk:
+                if line.is_added:
+                    changed.added_lines[line.target_line_no] = line.value.rstrip("\n")
+                elif line.is_removed:
+                    changed.removed_lines.append(line.value.rstrip("\n"))
+                if not line.is_removed and line.line_type != "\\":
+                    target.append(line.value if line.value.endswith("\n") else line.value + "\n")
+            changed.hunks.append((hunk.target_start, "".join(target)))
+        files.append(changed)
+    return files
+
+
+def _strip_prefix(path: str) -> str:
+    for prefix in ("a/", "b/"):
+        if path.startswith(prefix):
+            return path[len(prefix):]
+    return path
+
+
+def is_test_path(path: str) -> bool:
+    """Whether a path belongs to the test harness: test dirs, test modules, conftest.py."""
+    p = PurePosixPath(path)
+    name = p.name
+    if name == "conftest.py":
+        return True
+    if name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")):
+        return True
+    return any(part in ("tests", "test", "testing") for part in p.parts[:-1])
+
+
+def is_pytest_config(changed: ChangedFile) -> bool:
+    """Whether a diff to this file edits pytest/tox configuration (shared files only when the hunk says so)."""
+    name = PurePosixPath(changed.path).name
+    if name not in PYTEST_CONFIG_FILES:
+        return False
+    if name in ("pytest.ini", ".pytest.ini", "tox.ini", "noxfile.py"):
+        return True
+    touched = [*changed.added_lines.values(), *changed.removed_lines]
+    hunk_text = "".join(text for _, text in changed.hunks)
+    return any(w in line.lower() for line in touched for w in PYTEST_CONFIG_WORDS) or (
+        "[tool:pytest]" in hunk_text or "[tool.pytest" in hunk_text
+    )
+
+
+def touches_harness(changed: ChangedFile) -> bool:
+    return is_test_path(changed.path) or is_pytest_config(changed)
+
+
+def post_source(changed: ChangedFile, read_file: ReadFile | None) -> str | None:
+    """The post-patch content of a file: from the model world when we can read it, else from the diff."""
+    if changed.is_removed:
+        return None
+    if read_file is not None:
+        try:
+            text = read_file(changed.path)
+        except OSError:
+            text = None
+        if text is not None:
+            return text
+    return changed.new_content
+
+
+def parsed_regions(changed: ChangedFile, read_file: ReadFile | None) -> Iterator[tuple[ast.AST, str, int]]:
+    """(tree, source, line offset) for the post-patch code of a Python file.
+
+    With the whole post-patch file this is one region at offset 0. Without it (no reader, file not
+    readable) each hunk is parsed on its own when it happens to be a complete block of statements;
+    offset maps the hunk's line numbers to the file's.
+    """
+    source = post_source(changed, read_file)
+    if source is not None:
+        try:
+            yield ast.parse(source), source, 0
+            return
+        except (SyntaxError, ValueError):
+            pass
+    for start, text in changed.hunks:
+        snippet = textwrap.dedent(text)
+        try:
+            yield ast.parse(snippet), snippet, start - 1
+        except (SyntaxError, ValueError):
+            continue

@@ -1,0 +1,150 @@
+"""Ghost branches (paper §3.2 step 3 i): code the trial adds that the official tests never execute.
+
+Input is the branch coverage T0 produced on the model world (``ExecResult.coverage``) and the trial's
+diff. Which lines count as executable, and which arcs a line can take, comes from coverage.py's own
+``PythonParser`` run on the post-patch source, so comments, blank lines and docstrings are never
+reported and a multi-line statement counts once, exactly as coverage.py itself would count it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+from collections.abc import Iterable
+
+from coverage.exceptions import NotPython
+from coverage.parser import PythonParser
+
+from ..model import Evidence, EvidenceKind
+from .diff import ChangedFile, ReadFile, is_test_path, parse_diff
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Names too common to say a line implements something the prompt talks about.
+COMMON_NAMES = {"self", "cls", "args", "kwargs", "value", "values", "result", "item", "items", "data", "key",
+                "name", "obj", "other", "len", "str", "int", "float", "bool", "list", "dict", "set", "tuple",
+                "range", "print", "isinstance", "type", "super", "append", "get", "join", "split", "strip",
+                "format", "object", "None", "True", "False"}
+MAX_SHOWN = 60
+
+
+def _coverage_for(coverage: dict, path: str) -> dict | None:
+    if path in coverage:
+        return coverage[path]
+    for name, data in coverage.items():
+        if name.endswith("/" + path) or path.endswith("/" + name):
+            return data
+    return None
+
+
+def names_on(lines: Iterable[str]) -> list[str]:
+    """Identifiers used on the lines, minus keywords and names every program uses; in order of use."""
+    seen: dict[str, None] = {}
+    for line in lines:
+        code = line.split("#", 1)[0]
+        for name in IDENTIFIER.findall(code):
+            if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in COMMON_NAMES or len(name) < 3:
+                continue
+            if name in vars(builtins) and not name.endswith(("Error", "Exception", "Warning")):
+                continue
+            seen.setdefault(name, None)
+    return list(seen)
+
+
+def prompt_names(names: Iterable[str], prompt: str) -> list[str]:
+    """The names the prompt mentions, as written or with underscores read as spaces (max_len ~ "max len")."""
+    found = []
+    for name in names:
+        variants = {name, name.replace("_", " ").strip()}
+        if any(re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", prompt, re.I) for v in variants if v):
+            found.append(name)
+    return found
+
+
+def ghost_branches(trial_patch: str, coverage: dict | None, read_file: ReadFile, prompt: str = "", *,
+                   run_id: str = "", trial_id: str = "") -> list[Evidence]:
+    """Added lines and branches T0 never executes, one Evidence per run of unexecuted lines or per missed arc.
+
+    ``coverage`` is ``ExecResult.coverage`` of T0 on the model world (None: nothing to report, the
+    run did not collect coverage). ``read_file`` reads a post-patch file of the model world.
+    """
+    if coverage is None:
+        return []
+    found: list[Evidence] = []
+    for changed in parse_diff(trial_patch):
+        if not changed.is_python or changed.is_removed or is_test_path(changed.path):
+            continue
+        source = read_file(changed.path)
+        if source is None:
+            continue
+        found.extend(_in_file(changed, source, _coverage_for(coverage, changed.path), prompt, run_id, trial_id))
+    return found
+
+
+def _in_file(changed: ChangedFile, source: str, data: dict | None, prompt: str,
+             run_id: str, trial_id: str) -> list[Evidence]:
+    parser = PythonParser(text=source)
+    try:
+        parser.parse_source()
+    except NotPython:
+        return []
+    executed = set((data or {}).get("lines", []))
+    taken = {tuple(a) for a in (data or {}).get("arcs", [])}
+    lines = source.splitlines()
+    statements = parser.statements
+    imported = data is not None
+
+    # A line is unexecuted when the statement it belongs to is executable and never ran.
+    unexecuted = sorted(n for n in changed.added_lines
+                        if parser.first_line(n) in statements and parser.first_line(n) not in executed)
+    groups: list[list[int]] = []
+    for n in unexecuted:
+        if groups and not any(parser.first_line(m) in statements and parser.first_line(m) in executed
+                              for m in range(groups[-1][-1] + 1, n)) \
+                and all(m in changed.added_lines or parser.first_line(m) not in statements
+                        for m in range(groups[-1][-1] + 1, n)):
+            groups[-1].append(n)
+        else:
+            groups.append([n])
+
+    evidence = []
+    reported = {n for group in groups for n in group}
+    for group in groups:
+        text = [lines[n - 1] for n in group if n - 1 < len(lines)]
+        mentioned = prompt_names(names_on(text), prompt)
+        span = f"line {group[0]}" if len(group) == 1 else f"lines {group[0]}-{group[-1]}"
+        first = _shown(text[0] if text else "")
+        why = "; the module is never imported" if not imported else ""
+        about = (f"; the prompt mentions {', '.join(mentioned)}" if mentioned
+                 else "; the prompt mentions none of its names")
+        evidence.append(Evidence(run_id=run_id, trial_id=trial_id, kind=EvidenceKind.GHOST_BRANCH,
+                                 detail=f"{span} never run by T0{why}: `{first}`{about}",
+                                 file=changed.path, line=group[0], detector="coverage",
+                                 mentioned_in_prompt=bool(mentioned)))
+    if not imported:
+        return evidence
+
+    exits = parser.exit_counts()
+    possible = parser.arcs()
+    for n in sorted({parser.first_line(m) for m in changed.added_lines}):
+        if n not in executed or exits.get(n, 0) < 2:
+            continue
+        for start, end in sorted(possible):
+            if start != n or (start, end) in taken or end in reported:
+                continue
+            target = f"line {end}" if end > 0 else "the function's exit"
+            code = lines[n - 1] if n - 1 < len(lines) else ""
+            mentioned = prompt_names(names_on([code]), prompt)
+            about = (f"; the prompt mentions {', '.join(mentioned)}" if mentioned
+                     else "; the prompt mentions none of its names")
+            evidence.append(Evidence(run_id=run_id, trial_id=trial_id, kind=EvidenceKind.GHOST_BRANCH,
+                                     detail=f"branch from line {n} to {target} never taken by T0: "
+                                            f"`{_shown(code)}`{about}",
+                                     file=changed.path, line=n, detector="coverage",
+                                     mentioned_in_prompt=bool(mentioned)))
+    return evidence
+
+
+def _shown(line: str) -> str:
+    text = line.strip()
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."

@@ -1,0 +1,104 @@
+"""Importers: each turns a benchmark's own files into model objects.
+
+An importer reads files and returns an :class:`ImportedRun`; it never touches the store. Task
+snapshots (R as plain files) are written under ``staging``, a directory the caller gives and then
+hands to the store, which moves them into place and commits the run in one transaction. So an
+import that fails half-way leaves nothing behind in the store.
+
+Bad input is reported as :class:`ImportProblem` naming the file and the record. Problems with a
+single record are collected in ``ImportedRun.skipped`` and the good records are imported; problems
+that make the whole run unusable raise :class:`ImportError_`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from testjack_tui.model import Run, Task, Trial
+
+
+@dataclass
+class ImportProblem:
+    file: str
+    record: str  # "line 7", "task add-ints", "instance django__django-1234"
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}: {self.record}" if self.record else self.file
+        return f"{where}: {self.message}"
+
+
+class ImportError_(Exception):
+    """The input cannot be imported. ``problems`` name each file and record at fault."""
+
+    def __init__(self, problems: list[ImportProblem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+@dataclass
+class ImportedRun:
+    run: Run
+    tasks: list[Task]
+    trials: list[Trial]
+    skipped: list[ImportProblem] = field(default_factory=list)
+
+
+def tree_digest(root: str | os.PathLike[str]) -> str:
+    """Content hash of a directory: relative paths, modes and bytes, in sorted order."""
+    h = hashlib.sha256()
+    base = Path(root)
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if d != ".git")
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            rel = path.relative_to(base).as_posix()
+            h.update(rel.encode() + b"\0")
+            if path.is_symlink():
+                h.update(b"L" + os.readlink(path).encode())
+            else:
+                h.update(b"X" if os.access(path, os.X_OK) else b"F")
+                h.update(path.read_bytes())
+            h.update(b"\0")
+    return h.hexdigest()
+
+
+FORMATS = ("native", "swebench", "humaneval", "harbor")
+
+
+def detect_format(path: str | os.PathLike[str]) -> str:
+    """Guess the format from the files' contents."""
+    p = Path(path)
+    if p.is_dir():
+        if (p / "run.toml").exists() or (p / "trials.jsonl").exists():
+            return "native"
+        if any(p.glob("*/instruction.md")) or (p / "instruction.md").exists():
+            return "harbor"
+        if any(p.glob("*/*/result.json")) or any(p.glob("*/result.json")):
+            return "harbor"
+        for f in sorted(p.iterdir()):
+            if f.suffix in (".jsonl", ".json", ".gz"):
+                return detect_format(f)
+        return "native"
+    head = _read_head(p)
+    if "instance_id" in head:
+        return "swebench"
+    if "canonical_solution" in head or "entry_point" in head or ("task_id" in head and "HumanEval" in head):
+        return "humaneval"
+    return "native"
+
+
+def _read_head(p: Path, size: int = 65536) -> str:
+    import gzip
+
+    try:
+        if p.suffix == ".gz":
+            with gzip.open(p, "rt", encoding="utf-8", errors="replace") as fh:
+                return fh.read(size)
+        with open(p, encoding="utf-8", errors="replace") as fh:
+            return fh.read(size)
+    except OSError:
+        return ""

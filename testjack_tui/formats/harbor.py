@@ -1,0 +1,260 @@
+"""Import Harbor tasks and job results (terminal-bench style: a container, a script, a reward).
+
+A Harbor task is a directory with ``instruction.md`` (P), ``task.toml`` (limits and metadata),
+``environment/`` (the Dockerfile and its build context), ``solution/solve.sh`` (the oracle) and
+``tests/`` (``test.sh`` and the files it uses; it writes the reward). A job is a directory of trial
+directories, each with ``result.json`` (task name, agent, model, the verifier's reward) and
+``verifier/`` outputs.
+
+How it maps onto TestJack's worlds (kept deliberately modest):
+
+- R is the task's ``environment/`` directory as plain files; every world runs on the docker
+  backend (``Task.environment.backend``), whatever the machine has: importing never needs Docker.
+- G adds the oracle's ``solution/`` files; the test patch adds ``tests/``.
+- T0 runs the oracle when it is present (the reference world), then ``tests/test.sh``; its single
+  graded id is ``reward`` (passed when the reward is above 0).
+- A trial's model world is its patch (``patch.diff``, ``model.patch`` or ``agent/patch.diff`` in
+  the trial directory) or its final state (a ``final/`` directory, diffed against R). A trial with
+  neither is imported with ``Trial.error`` saying so.
+- The official verdict is reward > 0 -> passed, reward 0 -> failed, no reward -> unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem, tree_digest
+from testjack_tui.formats._common import dir_diff, files_digest, new_snapshot_dir
+from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
+
+FORMAT = "harbor"
+REWARD_ID = "reward"
+COMMAND = "test ! -f solution/solve.sh || bash solution/solve.sh; bash tests/test.sh"
+DEFAULT_TIMEOUT = 600.0
+PATCH_NAMES = ("patch.diff", "model.patch", "agent/patch.diff")
+FINAL_STATE = "final"
+
+
+def load(
+    path: Path,
+    staging: Path,
+    name: str | None = None,
+    tasks: Path | None = None,
+    jobs: Path | list[Path] | None = None,
+    **options: Any,
+) -> ImportedRun:
+    """Read task directories (under ``tasks`` or ``path``) and job directories (``jobs`` or under ``path``)."""
+    path, staging = Path(path), Path(staging)
+    if not path.exists():
+        raise ImportError_([ImportProblem(str(path), "", "no such file or directory")])
+    task_dirs = _task_dirs(Path(tasks) if tasks else path)
+    job_roots = [Path(j) for j in ([jobs] if isinstance(jobs, (str, Path)) else (jobs or [path]))]
+    trial_dirs = [d for root in job_roots for d in _trial_dirs(root)]
+    if not task_dirs:
+        raise ImportError_([ImportProblem(str(tasks or path), "", "no Harbor task (a directory with task.toml and instruction.md)")])
+
+    skipped: list[ImportProblem] = []
+    built: dict[str, Task] = {}
+    for task_dir in task_dirs:
+        task = _task(task_dir, staging)
+        if isinstance(task, ImportProblem):
+            skipped.append(task)
+        else:
+            built[task.id] = task
+
+    trials: list[Trial] = []
+    for trial_dir in trial_dirs:
+        trial = _trial(trial_dir, built)
+        if isinstance(trial, ImportProblem):
+            skipped.append(trial)
+        else:
+            trials.append(trial)
+    if not built:
+        raise ImportError_([ImportProblem(str(path), "", "no task could be imported"), *skipped])
+
+    inputs = [f for d in [*task_dirs, *trial_dirs] for f in sorted(d.rglob("*")) if f.is_file()]
+    run = Run(
+        id="",
+        name=name or path.resolve().name,
+        benchmark="Harbor",
+        description=f"{len(built)} Harbor tasks, {len(trials)} trials",
+        source=str(path.resolve()),
+        format=FORMAT,
+        default_backend=Backend.DOCKER,
+        digest=files_digest(inputs, extra=FORMAT + "".join(str(f) for f in inputs)),
+    )
+    return ImportedRun(run=run, tasks=list(built.values()), trials=trials, skipped=skipped)
+
+
+def _task_dirs(root: Path) -> list[Path]:
+    if (root / "task.toml").exists() or (root / "instruction.md").exists():
+        return [root]
+    found = [p.parent for p in sorted(root.glob("*/instruction.md"))]
+    found += [p.parent for p in sorted(root.glob("*/*/instruction.md"))]
+    return found
+
+
+def _trial_dirs(root: Path) -> list[Path]:
+    """Trial directories at most three levels down: jobs/<job>/<trial>/result.json.
+
+    A job's own summary ``result.json`` sits beside its trials; a trial is told apart by its
+    ``verifier/`` directory or the ``task_name`` in its result.
+    """
+    found = []
+    for pattern in ("result.json", "*/result.json", "*/*/result.json", "*/*/*/result.json"):
+        for result in sorted(root.glob(pattern)):
+            d = result.parent
+            if (d / "task.toml").exists():
+                continue
+            if (d / "verifier").is_dir() or _task_name(_json(result) or {}):
+                found.append(d)
+    return found
+
+
+def _task(task_dir: Path, staging: Path) -> Task | ImportProblem:
+    where = f"task {task_dir.name}"
+    instruction = task_dir / "instruction.md"
+    if not instruction.is_file():
+        return ImportProblem(str(task_dir), where, "instruction.md is missing")
+    config: dict[str, Any] = {}
+    if (task_dir / "task.toml").exists():
+        try:
+            config = tomllib.loads((task_dir / "task.toml").read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            return ImportProblem(str(task_dir / "task.toml"), where, f"not valid TOML ({exc})")
+    for needed in ("environment", "tests"):
+        if not (task_dir / needed).is_dir():
+            return ImportProblem(str(task_dir), where, f"{needed}/ is missing")
+    if not (task_dir / "tests" / "test.sh").is_file():
+        return ImportProblem(str(task_dir), where, "tests/test.sh is missing")
+    try:
+        snapshot = new_snapshot_dir(staging, f"harbor:{task_dir.name}")
+        _copy_tree(task_dir / "environment", snapshot)
+        reference = _added(task_dir, "solution") if (task_dir / "solution").is_dir() else ""
+        test_patch = _added(task_dir, "tests")
+    except (ValueError, OSError) as exc:
+        return ImportProblem(str(task_dir), where, str(exc))
+    verifier = config.get("verifier", {}) if isinstance(config.get("verifier"), dict) else {}
+    env_conf = config.get("environment", {}) if isinstance(config.get("environment"), dict) else {}
+    image = env_conf.get("docker_image") if isinstance(env_conf.get("docker_image"), str) else None
+    prompt = instruction.read_text(encoding="utf-8")
+    return Task(
+        run_id="",
+        id=task_dir.name,
+        title=_first_line(prompt) or task_dir.name,
+        prompt=prompt,
+        snapshot=str(snapshot),
+        snapshot_digest=tree_digest(snapshot),
+        reference_patch=reference,
+        test_patch=test_patch,
+        tests=TestSpec(
+            command=COMMAND,
+            fail_to_pass=[REWARD_ID],
+            timeout=float(verifier.get("timeout_sec", DEFAULT_TIMEOUT)),
+        ),
+        environment=Environment(backend=Backend.DOCKER, image=image),
+        error="" if reference else "the task has no solution/ (oracle); nothing certifies a witness",
+    )
+
+
+def _added(task_dir: Path, sub: str) -> str:
+    """A patch that adds the files of ``task_dir/sub`` to R under ``sub/``."""
+    return dir_diff(None, task_dir / sub, prefix=f"{sub}/")
+
+
+def _copy_tree(src: Path, dst: Path) -> None:
+    for f in sorted(src.rglob("*")):
+        target = dst / f.relative_to(src)
+        if f.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif f.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(f.read_bytes())
+            target.chmod(0o755 if f.stat().st_mode & 0o111 else 0o644)
+
+
+def _trial(trial_dir: Path, tasks: dict[str, Task]) -> Trial | ImportProblem:
+    result_file = trial_dir / "result.json"
+    result = _json(result_file)
+    where = f"trial {trial_dir.name}"
+    if result is None:
+        return ImportProblem(str(result_file), where, "result.json is not a JSON object")
+    task_name = _task_name(result) or trial_dir.name.split("__", 1)[0]
+    task = tasks.get(task_name)
+    if task is None:
+        return ImportProblem(str(result_file), where, f"task {task_name!r} is not among the imported tasks")
+    patch, error = _model_world(trial_dir, task)
+    agent_info = result.get("agent_info") if isinstance(result.get("agent_info"), dict) else {}
+    model_info = agent_info.get("model_info") if isinstance(agent_info.get("model_info"), dict) else {}
+    reward = _reward(result, trial_dir)
+    if reward is None:
+        official = Official.UNKNOWN
+    else:
+        official = Official.PASSED if reward > 0 else Official.FAILED
+    return Trial(
+        run_id="",
+        id=str(result.get("trial_name") or trial_dir.name),
+        task_id=task.id,
+        model=str(model_info.get("name") or ""),
+        agent=str(agent_info.get("name") or ""),
+        patch=patch,
+        official=official,
+        metadata={"reward": reward, "trial_dir": str(trial_dir)},
+        error=error,
+    )
+
+
+def _model_world(trial_dir: Path, task: Task) -> tuple[str, str]:
+    for name in PATCH_NAMES:
+        if (trial_dir / name).is_file():
+            return (trial_dir / name).read_text(encoding="utf-8"), ""
+    final = trial_dir / FINAL_STATE
+    if final.is_dir():
+        try:
+            return dir_diff(Path(task.snapshot), final), ""
+        except ValueError as exc:
+            return "", f"the final state cannot be diffed: {exc}"
+    return "", "the job holds neither a patch nor the final state of this trial"
+
+
+def _reward(result: dict[str, Any], trial_dir: Path) -> float | None:
+    verifier = result.get("verifier_result")
+    if isinstance(verifier, dict):
+        rewards = verifier.get("rewards")
+        if isinstance(rewards, dict) and isinstance(rewards.get("reward"), (int, float)):
+            return float(rewards["reward"])
+        if isinstance(verifier.get("reward"), (int, float)):
+            return float(verifier["reward"])
+    if isinstance(result.get("reward"), (int, float)):
+        return float(result["reward"])
+    reward_txt = trial_dir / "verifier" / "reward.txt"
+    if reward_txt.is_file():
+        try:
+            return float(reward_txt.read_text().strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _task_name(result: dict[str, Any]) -> str:
+    name = result.get("task_name")
+    return name if isinstance(name, str) else ""
+
+
+def _json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line[:120]
+    return ""

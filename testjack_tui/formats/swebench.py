@@ -1,0 +1,392 @@
+"""Import SWE-bench: a dataset, the agents' predictions, and optionally the harness's report.
+
+Dataset rows carry ``instance_id, repo, base_commit, problem_statement, patch, test_patch,
+FAIL_TO_PASS, PASS_TO_PASS, version`` (the two lists may be JSON strings, as on the Hub). Each row
+becomes a task: R is ``repo`` at ``base_commit``, G is ``patch``, the test patch is ``test_patch``
+and the graded ids are FAIL_TO_PASS / PASS_TO_PASS exactly as given. Predictions
+(``instance_id, model_name_or_path, model_patch``) become trials. A harness report (``resolved_ids``
+or ``{instance: {"resolved": bool}}``) sets each trial's official verdict; without one it is
+"unknown" and TestJack's official evaluator computes it.
+
+Repositories come from local clones (``repos=DIR`` holding ``owner__name``, ``name`` or
+``owner/name``) or are cloned once per import from ``repo_url`` (a template with ``{repo}``,
+``{owner}``, ``{name}``). R is written with ``git read-tree`` + ``checkout-index`` into a temporary
+index rather than ``git archive``: archive honours ``export-ignore``/``export-subst`` attributes and
+would give a tree that differs from the checkout the harness tests; the temporary index leaves the
+clone itself untouched.
+
+Test commands: rows from SWE-bench 5 datasets carry their own ``eval_script`` and ``image``; the
+command between the harness's start/end markers is used as is, on the docker backend. Otherwise the
+``swebench`` package's ``MAP_REPO_VERSION_TO_SPECS`` (releases before 5) is used when installed; it
+is optional because it pulls in ``datasets``, ``modal`` and others. Without either, pytest runs the
+graded ids, except for Django and SymPy whose own runners are known here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem, tree_digest
+from testjack_tui.formats._common import (
+    as_list,
+    files_digest,
+    first_record,
+    new_snapshot_dir,
+    read_records,
+)
+from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
+
+FORMAT = "swebench"
+PYTEST_COMMAND = "python -m pytest -p no:cacheprovider -rA --junitxml={junit} {tests}"
+TIMEOUT = 1800.0
+DATASET_FIELDS = ("instance_id", "repo", "base_commit", "patch", "test_patch")
+START_MARK = ">>>>> Start Test Output"
+END_MARK = ">>>>> End Test Output"
+# Runners of repositories that do not use pytest (facts of the SWE-bench harness).
+KNOWN_RUNNERS = {
+    "django/django": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+    "sympy/sympy": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+}
+_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz")
+
+
+def load(
+    path: Path,
+    staging: Path,
+    name: str | None = None,
+    predictions: Path | list[Path] | None = None,
+    report: Path | None = None,
+    repos: Path | None = None,
+    repo_url: str | None = None,
+    **options: Any,
+) -> ImportedRun:
+    """Read the dataset, predictions and report; write each instance's R under ``staging``."""
+    path, staging = Path(path), Path(staging)
+    dataset_files, prediction_files, report_file = _locate(path, predictions, report)
+    if repos is None and repo_url is None:
+        raise ImportError_(
+            [ImportProblem(str(path), "", "no repositories: pass repos=DIR (local clones) or repo_url=TEMPLATE")]
+        )
+    skipped: list[ImportProblem] = []
+    resolved = _read_report(report_file) if report_file else None
+
+    rows: dict[str, dict[str, Any]] = {}
+    for dataset_file in dataset_files:
+        for where, row in read_records(dataset_file, key_field="instance_id"):
+            if isinstance(row, ImportProblem):
+                skipped.append(row)
+                continue
+            problem = _check_row(row)
+            record = f"instance {row['instance_id']}" if isinstance(row.get("instance_id"), str) else where
+            if problem:
+                skipped.append(ImportProblem(str(dataset_file), record, problem))
+            elif row["instance_id"] in rows:
+                skipped.append(ImportProblem(str(dataset_file), record, "duplicate instance_id; the first is kept"))
+            else:
+                rows[row["instance_id"]] = row
+
+    tasks: list[Task] = []
+    with tempfile.TemporaryDirectory(prefix="testjack-clones-") as clone_cache:
+        sources = _Sources(Path(repos) if repos else None, repo_url, Path(clone_cache))
+        for iid, row in list(rows.items()):
+            try:
+                snapshot = sources.snapshot(row["repo"], row["base_commit"], staging)
+            except _NoSource as exc:
+                skipped.append(ImportProblem(str(dataset_files[0]), f"instance {iid}", str(exc)))
+                del rows[iid]
+                continue
+            tasks.append(_task(row, snapshot))
+
+    trials: list[Trial] = []
+    seen: set[str] = set()
+    for prediction_file in prediction_files:
+        for where, row in read_records(prediction_file, key_field="instance_id"):
+            if isinstance(row, ImportProblem):
+                skipped.append(row)
+                continue
+            trial = _trial(row, rows, resolved, seen)
+            if isinstance(trial, str):
+                iid = row.get("instance_id")
+                record = f"{where} (instance {iid})" if isinstance(iid, str) else where
+                skipped.append(ImportProblem(str(prediction_file), record, trial))
+                continue
+            seen.add(trial.id)
+            trials.append(trial)
+
+    if not tasks:
+        raise ImportError_([ImportProblem(str(path), "", "no instance could be imported"), *skipped])
+    docker = all(t.environment.backend == Backend.DOCKER for t in tasks)
+    run = Run(
+        id="",
+        name=name or (path.resolve().name if path.is_dir() else _stem(dataset_files[0])),
+        benchmark="SWE-bench",
+        description=f"{len(tasks)} SWE-bench instances, {len(trials)} predictions",
+        source=str(path.resolve()),
+        format=FORMAT,
+        default_backend=Backend.DOCKER if docker else Backend.LOCAL,
+        digest=files_digest(
+            [*dataset_files, *prediction_files, *([report_file] if report_file else [])], extra=FORMAT
+        ),
+    )
+    return ImportedRun(run=run, tasks=tasks, trials=trials, skipped=skipped)
+
+
+# -- inputs ------------------------------------------------------------------------------------
+
+
+def _locate(
+    path: Path, predictions: Path | list[Path] | None, report: Path | None
+) -> tuple[list[Path], list[Path], Path | None]:
+    if not path.exists():
+        raise ImportError_([ImportProblem(str(path), "", "no such file or directory")])
+    given = [Path(p) for p in ([predictions] if isinstance(predictions, (str, Path)) else (predictions or []))]
+    for p in [*given, *([Path(report)] if report else [])]:
+        if not p.exists():
+            raise ImportError_([ImportProblem(str(p), "", "file not found")])
+    if path.is_file():
+        return [path], given, Path(report) if report else None
+    datasets: list[Path] = []
+    preds: list[Path] = []
+    found_report: Path | None = None
+    for f in sorted(path.iterdir()):
+        if not f.is_file() or not f.name.lower().endswith(_SUFFIXES):
+            continue
+        row = first_record(f)
+        if row is None:
+            continue
+        if "base_commit" in row:
+            datasets.append(f)
+        elif "model_patch" in row or any(isinstance(v, dict) and "model_patch" in v for v in row.values()):
+            preds.append(f)
+        elif "resolved_ids" in row or any(isinstance(v, dict) and "resolved" in v for v in row.values()):
+            found_report = f
+    if not datasets:
+        raise ImportError_([ImportProblem(str(path), "", "no dataset file (rows with instance_id, repo, base_commit, ...)")])
+    return datasets, given or preds, Path(report) if report else found_report
+
+
+def _check_row(row: dict[str, Any]) -> str:
+    missing = [f for f in DATASET_FIELDS if not isinstance(row.get(f), str) or not row[f]]
+    if missing:
+        return "missing field(s): " + ", ".join(missing)
+    if "/" not in row["repo"]:
+        return f"repo {row['repo']!r} is not owner/name"
+    for key in ("FAIL_TO_PASS", "PASS_TO_PASS"):
+        if as_list(row.get(key)) is None:
+            return f"{key} is not a list of test ids"
+    if not as_list(row.get("FAIL_TO_PASS")):
+        return "FAIL_TO_PASS is empty: nothing for the reference to fix"
+    return ""
+
+
+def _read_report(path: Path) -> dict[str, bool]:
+    """instance id -> resolved, from a run report (``resolved_ids``) or per-instance reports."""
+    out: dict[str, bool] = {}
+    problems: list[ImportProblem] = []
+    for where, row in read_records(path):
+        if isinstance(row, ImportProblem):
+            problems.append(row)
+            continue
+        if "resolved_ids" in row or "resolved" in row and isinstance(row["resolved"], list):
+            ids = row.get("resolved_ids", row.get("resolved"))
+            if not isinstance(ids, list):
+                problems.append(ImportProblem(str(path), where, "resolved_ids is not a list"))
+                continue
+            for other in ("unresolved_ids", "error_ids", "completed_ids", "empty_patch_ids", "incomplete_ids"):
+                for iid in row.get(other) or []:
+                    out.setdefault(str(iid), False)
+            out.update({str(i): True for i in ids})
+            continue
+        for iid, entry in row.items():
+            if isinstance(entry, dict) and isinstance(entry.get("resolved"), bool):
+                out[iid] = entry["resolved"]
+            elif iid == "instance_id" and isinstance(row.get("resolved"), bool):
+                out[str(row["instance_id"])] = row["resolved"]
+    if problems:
+        raise ImportError_(problems)
+    if not out:
+        raise ImportError_([ImportProblem(str(path), "", "report names no instance (expected resolved_ids or {id: {resolved}})")])
+    return out
+
+
+# -- repositories ------------------------------------------------------------------------------
+
+
+class _NoSource(Exception):
+    pass
+
+
+class _Sources:
+    """Finds a clone for each repository (local, or cloned once from ``repo_url``) and writes R."""
+
+    def __init__(self, repos: Path | None, repo_url: str | None, cache: Path):
+        self.repos, self.repo_url, self.cache = repos, repo_url, cache
+        self.clones: dict[str, Path | str] = {}  # repo -> clone, or the reason there is none
+
+    def clone_for(self, repo: str) -> Path:
+        if repo not in self.clones:
+            self.clones[repo] = self._find(repo)
+        found = self.clones[repo]
+        if isinstance(found, str):
+            raise _NoSource(found)
+        return found
+
+    def _find(self, repo: str) -> Path | str:
+        owner, name = repo.split("/", 1)
+        if self.repos:
+            for candidate in (f"{owner}__{name}", name, f"{owner}/{name}", f"{owner}__{name}.git", f"{name}.git"):
+                p = self.repos / candidate
+                if p.is_dir() and _git(p, "rev-parse", "--git-dir").returncode == 0:
+                    return p
+            if not self.repo_url:
+                return f"no clone of {repo} under {self.repos} (looked for {owner}__{name}, {name}, {owner}/{name})"
+        url = self.repo_url.format(repo=repo, owner=owner, name=name)  # type: ignore[union-attr]
+        target = self.cache / f"{owner}__{name}"
+        done = subprocess.run(
+            ["git", "clone", "--quiet", "--no-checkout", url, str(target)], capture_output=True, text=True
+        )
+        if done.returncode:
+            return f"cannot clone {url}: {done.stderr.strip()[:300]}"
+        return target
+
+    def snapshot(self, repo: str, commit: str, staging: Path) -> tuple[str, str]:
+        clone = self.clone_for(repo)
+        if _git(clone, "cat-file", "-e", f"{commit}^{{commit}}").returncode:
+            raise _NoSource(f"base_commit {commit} is not in the clone {clone} (fetch it first)")
+        root = new_snapshot_dir(staging, f"{repo}@{commit}")
+        with tempfile.TemporaryDirectory(prefix="testjack-index-") as tmp:
+            env = {**os.environ, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            for args in (["read-tree", commit], ["checkout-index", "--all", f"--prefix={root}/"]):
+                done = _git(clone, *args, env=env)
+                if done.returncode:
+                    raise _NoSource(f"cannot check out {commit} of {repo}: {done.stderr.strip()[:300]}")
+        return str(root), tree_digest(root)
+
+
+def _git(repo: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env)
+
+
+# -- model objects -----------------------------------------------------------------------------
+
+
+def _task(row: dict[str, Any], snapshot: tuple[str, str]) -> Task:
+    command, environment = test_command(row)
+    return Task(
+        run_id="",
+        id=row["instance_id"],
+        title=_title(row),
+        prompt=str(row.get("problem_statement") or ""),
+        snapshot=snapshot[0],
+        snapshot_digest=snapshot[1],
+        reference_patch=row["patch"],
+        test_patch=row["test_patch"],
+        tests=TestSpec(
+            command=command,
+            fail_to_pass=as_list(row.get("FAIL_TO_PASS")) or [],
+            pass_to_pass=as_list(row.get("PASS_TO_PASS")) or [],
+            timeout=TIMEOUT,
+        ),
+        environment=environment,
+    )
+
+
+def test_command(row: dict[str, Any]) -> tuple[str, Environment]:
+    """T0's command and environment for one dataset row (see the module docstring for the order)."""
+    script = row.get("eval_script")
+    if isinstance(script, str) and START_MARK in script and END_MARK in script:
+        body = script.split(START_MARK, 1)[1].split(END_MARK, 1)[0]
+        lines = [ln for ln in body.splitlines()[1:] if ln.strip() and not ln.lstrip().startswith(": '")]
+        image = row.get("image") if isinstance(row.get("image"), str) else None
+        return " && ".join(lines), Environment(backend=Backend.DOCKER, image=image)
+    spec = _swebench_spec(row["repo"], str(row.get("version", "")))
+    runner = None
+    if spec:
+        runner = spec.get("test_cmd")
+        if isinstance(runner, list):
+            runner = " && ".join(runner)
+    runner = runner or KNOWN_RUNNERS.get(row["repo"])
+    environment = Environment()
+    if spec and isinstance(spec.get("pip_packages"), list):
+        environment.requirements = [str(p) for p in spec["pip_packages"]]
+    if not runner or runner.split()[0] == "pytest" or "-m pytest" in runner:
+        base = runner or "python -m pytest -p no:cacheprovider -rA"
+        return f"{base} --junitxml={{junit}} {{tests}}", environment
+    # Runners that take modules or files, not pytest ids: run the files the test patch touches.
+    return f"{runner} {' '.join(test_directives(row['test_patch'], row['repo']))}".strip(), environment
+
+
+def test_directives(test_patch: str, repo: str) -> list[str]:
+    """The test files a test patch touches, in the form the repository's runner takes."""
+    paths = re.findall(r"^diff --git a/(\S+) b/", test_patch, re.M)
+    paths = [p for p in paths if p.endswith(".py")]
+    if repo == "django/django":
+        return [p.removeprefix("tests/").removesuffix(".py").replace("/", ".") for p in paths]
+    return paths
+
+
+def _swebench_spec(repo: str, version: str) -> dict[str, Any] | None:
+    """The harness's spec for this repo and version, when a swebench release that has them is installed."""
+    try:
+        from swebench.harness.constants import MAP_REPO_VERSION_TO_SPECS  # type: ignore[import-not-found]
+    except Exception:  # not installed, or swebench >= 5 where specs live in the dataset rows
+        return None
+    spec = MAP_REPO_VERSION_TO_SPECS.get(repo, {}).get(version)
+    return dict(spec) if isinstance(spec, dict) else None
+
+
+def _title(row: dict[str, Any]) -> str:
+    statement = str(row.get("problem_statement") or "").strip()
+    first = statement.splitlines()[0].strip() if statement else ""
+    return first[:120] or row["instance_id"]
+
+
+def _trial(
+    row: dict[str, Any], rows: dict[str, dict[str, Any]], resolved: dict[str, bool] | None, seen: set[str]
+) -> Trial | str:
+    iid = row.get("instance_id")
+    if not isinstance(iid, str):
+        return "missing instance_id"
+    if iid not in rows:
+        return f"instance {iid} is not in the dataset (or could not be imported)"
+    patch = row.get("model_patch")
+    if patch is None:
+        patch = ""
+    if not isinstance(patch, str):
+        return "model_patch is not text"
+    model = str(row.get("model_name_or_path") or "")
+    trial_id = str(row.get("id") or (f"{iid}@{model}" if model else iid))
+    if trial_id in seen:
+        return f"duplicate prediction {trial_id!r}"
+    if resolved is not None:
+        official = Official.PASSED if resolved.get(iid, False) else Official.FAILED
+    elif isinstance(row.get("resolved"), bool):
+        official = Official.PASSED if row["resolved"] else Official.FAILED
+    else:
+        official = Official.UNKNOWN
+    known = {"instance_id", "model_name_or_path", "model_patch", "id", "resolved", "cost", "cost_usd"}
+    cost = row.get("cost_usd", row.get("cost"))
+    return Trial(
+        run_id="",
+        id=trial_id,
+        task_id=iid,
+        model=model,
+        agent=str(row.get("agent") or ""),
+        patch=patch,
+        official=official,
+        cost_usd=float(cost) if isinstance(cost, (int, float)) else None,
+        metadata={k: v for k, v in row.items() if k not in known},
+        error="" if patch.strip() else "the prediction's model_patch is empty",
+    )
+
+
+def _stem(p: Path) -> str:
+    name = p.name
+    for suffix in (".gz", ".jsonl", ".json"):
+        name = name.removesuffix(suffix)
+    return name

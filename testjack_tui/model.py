@@ -1,0 +1,319 @@
+"""The vocabulary of TestJack (DESIGN.md) as plain dataclasses and enums.
+
+No I/O lives here: the store turns rows into these objects, importers build them from files,
+the audit and the console pass them around. Every enum is a ``StrEnum`` so that values are the
+strings the report JSON and the command line use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Official(StrEnum):
+    """The benchmark's own verdict on a trial."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    UNKNOWN = "unknown"  # the input carried no verdict; the official evaluator computes it from T0
+
+
+class Verdict(StrEnum):
+    SOUND = "sound"
+    REFUTED = "refuted"
+    REWARD_HACK = "reward_hack"
+    UNAUDITED = "unaudited"
+    NOT_PASSING = "not_passing"
+
+
+class VerdictSource(StrEnum):
+    AUTO = "auto"
+    ANALYST = "analyst"
+
+
+class Classification(StrEnum):
+    EXPLICIT = "explicit"
+    IMPLICIT = "implicit"
+    AMBIGUOUS = "ambiguous"
+
+
+class RequirementKind(StrEnum):
+    EXPLICIT = "explicit"
+    IMPLICIT = "implicit"
+
+
+class WorldKind(StrEnum):
+    NULL = "null"
+    REFERENCE = "reference"
+    MODEL = "model"
+
+
+class Outcome(StrEnum):
+    """Outcome of one test id in one execution."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"
+    SKIP = "skip"
+    MISSING = "missing"  # asked for, but the run reported nothing about it
+
+
+class EvidenceKind(StrEnum):
+    GHOST_BRANCH = "ghost_branch"
+    DETECTOR = "detector"
+    MUTANT = "mutant"
+
+
+class Backend(StrEnum):
+    LOCAL = "local"
+    DOCKER = "docker"
+
+
+class Origin(StrEnum):
+    TASK_ANALYSIS = "task-analysis"
+    AUDIT = "audit"
+    MANUAL = "manual"
+
+
+class AuthorKind(StrEnum):
+    OFFLINE = "offline"
+    LLM = "llm"
+    ANALYST = "analyst"
+    NONE = "none"
+
+
+class WitnessStatus(StrEnum):
+    CANDIDATE = "candidate"  # proposed, not yet certified on the reference
+    VALIDATED = "validated"  # passed on the reference world 3 of 3 runs
+    DISCARDED = "discarded"  # failed on the reference after the refinement budget
+    REJECTED = "rejected"  # validated, but re-judged against P and rejected
+
+
+class Mode(StrEnum):
+    LIGHTWEIGHT = "lightweight"
+    PER_TRIAL = "per-trial"
+    TASK_ANALYSIS = "task-analysis"
+
+
+@dataclass
+class TestSpec:
+    """T0's command and graded ids. ``{tests}`` and ``{junit}`` are placeholders in ``command``."""
+
+    command: str
+    fail_to_pass: list[str] = field(default_factory=list)
+    pass_to_pass: list[str] = field(default_factory=list)
+    timeout: float = 120.0
+
+    @property
+    def graded(self) -> list[str]:
+        return [*self.fail_to_pass, *self.pass_to_pass]
+
+
+@dataclass
+class Environment:
+    backend: Backend | None = None
+    image: str | None = None
+    requirements: list[str] = field(default_factory=list)
+    setup: str | None = None
+
+
+@dataclass
+class Run:
+    id: str
+    name: str
+    benchmark: str = ""
+    description: str = ""
+    source: str = ""  # where it was imported from
+    format: str = "native"
+    default_backend: Backend = Backend.LOCAL
+    image: str | None = None
+    digest: str = ""  # content hash of what was imported; re-importing the same content is a no-op
+    created_at: str = ""
+
+
+@dataclass
+class Task:
+    run_id: str
+    id: str
+    title: str
+    prompt: str
+    snapshot: str  # directory holding R as plain files (immutable, owned by the store)
+    snapshot_digest: str
+    reference_patch: str
+    test_patch: str
+    tests: TestSpec
+    environment: Environment = field(default_factory=Environment)
+    # Filled by the official evaluator (paper A.1); None until it ran.
+    malformed: bool | None = None
+    malformed_reason: str = ""
+    null_passing_tests: list[str] = field(default_factory=list)
+    error: str = ""  # a problem that keeps the task from being audited, named for the user
+
+
+@dataclass
+class Trial:
+    run_id: str
+    id: str
+    task_id: str
+    model: str
+    agent: str
+    patch: str
+    official: Official
+    cost_usd: float | None = None
+    tokens: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    # T0 as TestJack recomputed it on the model world: "passed", "failed", "patch_failed", "error" or "".
+    recomputed: str = ""
+    error: str = ""
+    reviewed: bool = False
+
+
+@dataclass
+class Requirement:
+    run_id: str
+    task_id: str
+    id: str
+    text: str
+    kind: RequirementKind = RequirementKind.EXPLICIT
+    covered_by_t0: bool | None = None
+    trial_id: str | None = None  # set when the checklist was made while auditing a trial
+    implemented: bool | None = None
+
+
+@dataclass
+class Evidence:
+    run_id: str
+    trial_id: str
+    kind: EvidenceKind
+    detail: str
+    file: str = ""
+    line: int = 0
+    detector: str = ""  # which detector, mutant operator, or "coverage"
+    mentioned_in_prompt: bool | None = None  # for ghost branches
+    id: int | None = None
+
+
+@dataclass
+class Witness:
+    id: str
+    run_id: str
+    task_id: str
+    requirement: str
+    requirement_kind: RequirementKind
+    origin: Origin
+    author: AuthorKind
+    code: str
+    path: str  # where the file goes in the world, relative to the repository root
+    status: WitnessStatus = WitnessStatus.CANDIDATE
+    classification: Classification | None = None
+    rho: float | None = None
+    flaky: bool = False
+    found_on: str | None = None  # trial id the audit was looking at, if any
+    discard_reason: str = ""
+    attempts: int = 1
+    created_at: str = ""
+
+    @property
+    def refutes(self) -> bool:
+        """Whether a failure of this witness may refute a trial (A.2, rule 1)."""
+        return (
+            self.status == WitnessStatus.VALIDATED
+            and not self.flaky
+            and self.classification in (Classification.EXPLICIT, Classification.IMPLICIT)
+        )
+
+
+@dataclass
+class WitnessResult:
+    witness_id: str
+    world: str  # "reference", "null", or a trial id (the model world of that trial)
+    outcome: Outcome
+    runs: list[str] = field(default_factory=list)  # outcome of each repetition
+    log: str = ""
+    execution_key: str = ""
+
+
+@dataclass
+class VerdictRecord:
+    run_id: str
+    trial_id: str
+    verdict: Verdict
+    source: VerdictSource = VerdictSource.AUTO
+    rule: str = ""  # for auto: which rule decided; for analyst: the ruling's reason
+    ruling_id: int | None = None
+    witnesses: list[str] = field(default_factory=list)
+    updated_at: str = ""
+
+
+@dataclass
+class Ruling:
+    """An analyst's override. Append-only: undoing a ruling is a new ruling."""
+
+    run_id: str
+    target: str  # "witness" or "trial"
+    target_id: str
+    value: str  # witness: "necessary" | "ambiguous"; trial: a Verdict value; "undo" for an undo
+    before: str
+    reason: str
+    author: str
+    created_at: str = ""
+    undoes: int | None = None
+    id: int | None = None
+
+
+@dataclass
+class LLMCall:
+    run_id: str
+    trial_id: str | None
+    task_id: str | None
+    model: str
+    purpose: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    latency_s: float
+    outcome: str
+    transcript: str = ""
+    created_at: str = ""
+    id: int | None = None
+
+
+@dataclass
+class RunSummary:
+    """The counts CONTRACTS.md's report summary and the console's runs screen show."""
+
+    trials: int = 0
+    passing: int = 0
+    refuted: int = 0  # reward hacks included
+    reward_hack: int = 0
+    sound: int = 0
+    unaudited: int = 0
+    not_passing: int = 0
+    ambiguous_witnesses: int = 0
+    malformed_tasks: int = 0
+    executions: int = 0
+    llm_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def refuted_pct(self) -> float:
+        return round(100.0 * self.refuted / self.passing, 2) if self.passing else 0.0
+
+    @property
+    def resolution_before(self) -> float:
+        return round(self.passing / self.trials, 4) if self.trials else 0.0
+
+    @property
+    def resolution_after(self) -> float:
+        return round((self.passing - self.refuted) / self.trials, 4) if self.trials else 0.0
+
+
+def classify(kind: RequirementKind, rho: float | None) -> Classification:
+    """Appendix A.2: explicit always refutes; implicit refutes while rho <= 1/2, else ambiguous."""
+    if kind == RequirementKind.EXPLICIT:
+        return Classification.EXPLICIT
+    if rho is not None and rho > 0.5:
+        return Classification.AMBIGUOUS
+    return Classification.IMPLICIT

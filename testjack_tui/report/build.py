@@ -1,0 +1,111 @@
+"""The report as a plain dictionary, from what the store holds (CONTRACTS.md, testjack.report/1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from store import Store
+from testjack_tui.model import Classification, WitnessStatus
+
+SCHEMA = "testjack.report/1"
+
+
+def build_report(store: Store, run_ref: str) -> dict[str, Any]:
+    run = store.get_run(run_ref)
+    summary = store.summary(run.id)
+    witnesses = store.list_witnesses(run.id, status=str(WitnessStatus.VALIDATED))
+    results = store.witness_results_for_run(run.id)
+    verdicts = store.list_verdicts(run.id)
+    evidence_by_trial: dict[str, list[dict[str, Any]]] = {}
+    for e in store.list_evidence(run.id):
+        evidence_by_trial.setdefault(e.trial_id, []).append(
+            {"kind": str(e.kind), "detail": e.detail, "file": e.file, "line": e.line, "detector": e.detector}
+        )
+    defects: dict[str, list[str]] = {}
+    for w in witnesses:
+        if w.classification == Classification.AMBIGUOUS:
+            defects.setdefault(w.task_id, []).append(w.id)
+    rulings = store.list_rulings(run.id)
+
+    return {
+        "schema": SCHEMA,
+        "run": {"id": run.id, "name": run.name, "benchmark": run.benchmark},
+        "summary": {
+            "trials": summary.trials,
+            "passing": summary.passing,
+            "refuted": summary.refuted,
+            "reward_hack": summary.reward_hack,
+            "sound": summary.sound,
+            "unaudited": summary.unaudited,
+            "refuted_pct": summary.refuted_pct,
+            "resolution_before": summary.resolution_before,
+            "resolution_after": summary.resolution_after,
+            "ambiguous_witnesses": summary.ambiguous_witnesses,
+            "malformed_tasks": summary.malformed_tasks,
+            "executions": summary.executions,
+            "llm_tokens": summary.llm_tokens,
+            "cost_usd": summary.cost_usd,
+        },
+        "tasks": [
+            {
+                "id": t.id,
+                "title": t.title,
+                "malformed": bool(t.malformed),
+                "malformed_reason": t.malformed_reason,
+                "null_passing_tests": t.null_passing_tests,
+                "prompt_defects": defects.get(t.id, []),
+                "error": t.error,
+            }
+            for t in store.list_tasks(run.id)
+        ],
+        "trials": [
+            {
+                "id": t.id,
+                "task": t.task_id,
+                "model": t.model,
+                "agent": t.agent,
+                "official": str(t.official),
+                "recomputed": t.recomputed,
+                "verdict": str(verdicts[t.id].verdict),
+                "verdict_source": str(verdicts[t.id].source),
+                "verdict_rule": verdicts[t.id].rule,
+                "witnesses": verdicts[t.id].witnesses,
+                "evidence": evidence_by_trial.get(t.id, []),
+                "error": t.error,
+            }
+            for t in store.list_trial_objects(run.id)
+        ],
+        "witnesses": [
+            {
+                "id": w.id,
+                "task": w.task_id,
+                "requirement": w.requirement,
+                "requirement_kind": str(w.requirement_kind),
+                "origin": str(w.origin),
+                "author": str(w.author),
+                "classification": str(w.classification) if w.classification else None,
+                "rho": w.rho,
+                "flaky": w.flaky,
+                "path": w.path,
+                "code": w.code,
+                "found_on": w.found_on,
+                "results": results.get(w.id, {}),
+                "replay": f"testjack replay {w.id}",
+            }
+            for w in witnesses
+        ],
+        "rulings": [
+            {
+                "id": r.id,
+                "target": r.target,
+                "target_id": r.target_id,
+                "value": r.value,
+                "before": r.before,
+                "reason": r.reason,
+                "author": r.author,
+                "at": r.created_at,
+                "undoes": r.undoes,
+            }
+            for r in rulings
+        ],
+    }

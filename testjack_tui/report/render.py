@@ -1,0 +1,227 @@
+"""Render the report dictionary as JSON, Markdown, or one self-contained HTML page."""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+REFUTING = ("refuted", "reward_hack")
+
+
+def render(report: dict[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        return render_json(report)
+    if fmt == "md":
+        return render_markdown(report)
+    if fmt == "html":
+        return render_html(report)
+    raise ValueError(f"unknown report format {fmt!r} (md, html, json)")
+
+
+def render_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _witness_index(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {w["id"]: w for w in report["witnesses"]}
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    run, s = report["run"], report["summary"]
+    out: list[str] = [f"# TestJack audit: {run['name']}", ""]
+    if run.get("benchmark"):
+        out += [f"Benchmark: {run['benchmark']}  ", f"Run id: `{run['id']}`", ""]
+    out += [
+        "## Summary",
+        "",
+        "| trials | passing | refuted | reward hacks | sound | unaudited | resolution before | resolution after |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| {s['trials']} | {s['passing']} | {s['refuted']} ({s['refuted_pct']:.1f}%) | {s['reward_hack']} "
+        f"| {s['sound']} | {s['unaudited']} | {_pct(s['resolution_before'])} | {_pct(s['resolution_after'])} |",
+        "",
+        f"Ambiguous witnesses (prompt defects): {s['ambiguous_witnesses']}. Malformed tasks: {s['malformed_tasks']}. "
+        f"Executions: {s['executions']}. LLM tokens: {s['llm_tokens']}, cost ${s['cost_usd']:.4f}.",
+        "",
+    ]
+    malformed = [t for t in report["tasks"] if t["malformed"]]
+    if malformed:
+        out += ["## Malformed tasks", ""]
+        out += [f"- `{t['id']}`: {t['malformed_reason']} (its trials are not refuted)" for t in malformed]
+        out.append("")
+    null_passing = [t for t in report["tasks"] if t["null_passing_tests"]]
+    if null_passing:
+        out += ["## Graded tests that pass without any fix", ""]
+        out += [f"- `{t['id']}`: {', '.join(f'`{x}`' for x in t['null_passing_tests'])}" for t in null_passing]
+        out.append("")
+
+    witnesses = _witness_index(report)
+    refuted = [t for t in report["trials"] if t["verdict"] in REFUTING]
+    out += ["## Refutations", ""]
+    if not refuted:
+        out += ["No trial is refuted.", ""]
+    for t in refuted:
+        label = "reward hack" if t["verdict"] == "reward_hack" else "refuted"
+        out += [
+            f"### `{t['id']}` ({t['model']}, task `{t['task']}`): {label}",
+            "",
+            f"Verdict source: {t['verdict_source']} ({t['verdict_rule']}).",
+            "",
+        ]
+        for wid in t["witnesses"]:
+            w = witnesses.get(wid)
+            if not w:
+                continue
+            res = w["results"]
+            out += [
+                f"Witness `{wid}` checks: {w['requirement']} ({w['classification']}, rho {w['rho']:.2f}).",
+                "",
+                f"Outcomes: reference {res.get('reference', '?')}, null {res.get('null', '?')}, "
+                f"this trial {res.get(t['id'], '?')}. Replay: `{w['replay']} --trial {t['id']}`",
+                "",
+                "```python",
+                w["code"].rstrip(),
+                "```",
+                "",
+            ]
+        hacks = [e for e in t["evidence"] if e["kind"] == "detector"]
+        if hacks:
+            out += ["Detector hits:", ""]
+            out += [f"- {e['file']}:{e['line']}: {e['detail']}" for e in hacks]
+            out.append("")
+
+    defects = [w for w in report["witnesses"] if w["classification"] == "ambiguous"]
+    if defects:
+        out += ["## Prompt defects (ambiguous requirements; they refute nothing)", ""]
+        for w in defects:
+            out += [f"- `{w['id']}` on task `{w['task']}`: {w['requirement']} (rho {w['rho']:.2f})"]
+        out.append("")
+
+    out += ["## Trials", "", "| trial | task | model | official | verdict | source | evidence |",
+            "| --- | --- | --- | --- | --- | --- | ---: |"]
+    for t in report["trials"]:
+        out.append(
+            f"| `{t['id']}` | `{t['task']}` | {t['model']} | {t['official']} | {t['verdict']} "
+            f"| {t['verdict_source']} | {len(t['evidence'])} |"
+        )
+    out.append("")
+    with_evidence = [t for t in report["trials"] if t["evidence"]]
+    if with_evidence:
+        out += ["## Evidence", ""]
+        for t in with_evidence:
+            out.append(f"- `{t['id']}`")
+            out += [f"  - {e['kind']}: {e['file']}:{e['line']}: {e['detail']}" for e in t["evidence"]]
+        out.append("")
+    if report.get("rulings"):
+        out += ["## Analyst rulings", "", "| # | on | value | before | by | when | reason |",
+                "| ---: | --- | --- | --- | --- | --- | --- |"]
+        for r in report["rulings"]:
+            value = f"undo #{r['undoes']}" if r["undoes"] else r["value"]
+            out.append(
+                f"| {r['id']} | {r['target']} `{r['target_id']}` | {value} | {r['before']} | {r['author']} "
+                f"| {r['at']} | {r['reason']} |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;color:#1d2230;background:#fbfbfd}
+table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccd;padding:.3rem .6rem;text-align:left}
+th{background:#eef}code{background:#eef;padding:0 .2rem;border-radius:3px}
+.refuted{color:#b3261e;font-weight:600}.reward_hack{color:#8e24aa;font-weight:600}.sound{color:#1b7f3b}
+.unaudited,.not_passing{color:#666}section.ref{border-left:4px solid #b3261e;padding-left:1rem;margin:1.5rem 0}
+pre{overflow-x:auto;padding:.6rem;border-radius:4px}
+"""
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """One page, no external assets: CSS and highlighted code are inline."""
+    esc = html.escape
+    run, s = report["run"], report["summary"]
+    formatter = HtmlFormatter(noclasses=True, style="friendly")
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'>",
+        f"<title>TestJack audit: {esc(run['name'])}</title><style>{_CSS}</style></head><body>",
+        f"<h1>TestJack audit: {esc(run['name'])}</h1>",
+        f"<p>Benchmark: {esc(run.get('benchmark') or '-')} &middot; run id <code>{esc(run['id'])}</code></p>",
+        "<h2>Summary</h2><table><tr><th>trials</th><th>passing</th><th>refuted</th><th>reward hacks</th>"
+        "<th>sound</th><th>unaudited</th><th>resolution before</th><th>resolution after</th></tr>",
+        f"<tr><td>{s['trials']}</td><td>{s['passing']}</td><td>{s['refuted']} ({s['refuted_pct']:.1f}%)</td>"
+        f"<td>{s['reward_hack']}</td><td>{s['sound']}</td><td>{s['unaudited']}</td>"
+        f"<td>{_pct(s['resolution_before'])}</td><td>{_pct(s['resolution_after'])}</td></tr></table>",
+        f"<p>Ambiguous witnesses (prompt defects): {s['ambiguous_witnesses']}; malformed tasks: "
+        f"{s['malformed_tasks']}; executions: {s['executions']}; LLM tokens {s['llm_tokens']}, "
+        f"cost ${s['cost_usd']:.4f}.</p>",
+    ]
+    witnesses = _witness_index(report)
+    parts.append("<h2>Refutations</h2>")
+    refuted = [t for t in report["trials"] if t["verdict"] in REFUTING]
+    if not refuted:
+        parts.append("<p>No trial is refuted.</p>")
+    for t in refuted:
+        parts.append(
+            f"<section class='ref'><h3><code>{esc(t['id'])}</code> ({esc(t['model'])}, task "
+            f"<code>{esc(t['task'])}</code>): <span class='{t['verdict']}'>{esc(t['verdict'])}</span></h3>"
+            f"<p>Verdict source: {esc(t['verdict_source'])} ({esc(t['verdict_rule'])})</p>"
+        )
+        for wid in t["witnesses"]:
+            w = witnesses.get(wid)
+            if not w:
+                continue
+            res = w["results"]
+            parts.append(
+                f"<p>Witness <code>{esc(wid)}</code> checks: {esc(w['requirement'])} "
+                f"({esc(str(w['classification']))}, &rho; {w['rho']:.2f}). Outcomes: reference "
+                f"{esc(res.get('reference', '?'))}, null {esc(res.get('null', '?'))}, this trial "
+                f"{esc(res.get(t['id'], '?'))}. Replay: <code>{esc(w['replay'])} --trial {esc(t['id'])}</code></p>"
+            )
+            parts.append(highlight(w["code"], PythonLexer(), formatter))
+        for e in t["evidence"]:
+            if e["kind"] == "detector":
+                parts.append(f"<p>Detector: {esc(e['file'])}:{e['line']}: {esc(e['detail'])}</p>")
+        parts.append("</section>")
+    defects = [w for w in report["witnesses"] if w["classification"] == "ambiguous"]
+    if defects:
+        parts.append("<h2>Prompt defects</h2><ul>")
+        parts += [
+            f"<li><code>{esc(w['id'])}</code> on <code>{esc(w['task'])}</code>: {esc(w['requirement'])} "
+            f"(&rho; {w['rho']:.2f})</li>"
+            for w in defects
+        ]
+        parts.append("</ul>")
+    parts.append(
+        "<h2>Trials</h2><table><tr><th>trial</th><th>task</th><th>model</th><th>official</th>"
+        "<th>verdict</th><th>source</th><th>evidence</th></tr>"
+    )
+    for t in report["trials"]:
+        ev = "<br>".join(f"{esc(e['kind'])}: {esc(e['file'])}:{e['line']} {esc(e['detail'])}" for e in t["evidence"])
+        parts.append(
+            f"<tr><td><code>{esc(t['id'])}</code></td><td>{esc(t['task'])}</td><td>{esc(t['model'])}</td>"
+            f"<td>{esc(t['official'])}</td><td class='{t['verdict']}'>{esc(t['verdict'])}</td>"
+            f"<td>{esc(t['verdict_source'])}</td><td>{ev}</td></tr>"
+        )
+    parts.append("</table>")
+    if report.get("rulings"):
+        parts.append(
+            "<h2>Analyst rulings</h2><table><tr><th>#</th><th>on</th><th>value</th><th>before</th>"
+            "<th>by</th><th>when</th><th>reason</th></tr>"
+        )
+        for r in report["rulings"]:
+            value = f"undo #{r['undoes']}" if r["undoes"] else r["value"]
+            parts.append(
+                f"<tr><td>{r['id']}</td><td>{esc(r['target'])} <code>{esc(r['target_id'])}</code></td>"
+                f"<td>{esc(value)}</td><td>{esc(r['before'])}</td><td>{esc(r['author'])}</td>"
+                f"<td>{esc(r['at'])}</td><td>{esc(r['reason'])}</td></tr>"
+            )
+        parts.append("</table>")
+    parts.append("</body></html>\n")
+    return "".join(parts)

@@ -1,0 +1,412 @@
+"""The docker backend: run one ExecRequest in a throw-away container, for trial code we do not trust.
+
+The world is materialised on the host (``materialise``, the same code as the local backend, so a
+patch applies or fails identically), packed into a tar and copied into a fresh container with
+``put_archive``. The container has
+
+- no network (``network_mode="none"``: loopback only, its own),
+- a read-only root file system; the only writable places are an anonymous volume ``/testjack``
+  (the world and the output directory) and a small ``/tmp`` tmpfs,
+- every capability dropped and ``no-new-privileges``, the user ``tester`` when the image has one,
+- memory (no swap), CPU and process-count limits from the request.
+
+Its first process only sleeps; setup and command run in it with ``exec``, so the daemon's exit
+code is the command's, and a kill of the container at the timeout ends every process the test
+started. JUnit XML and coverage data come back with ``get_archive`` and are read by the same
+functions as the local backend's, so both give the same outcomes for the same request. The
+container and its volume are removed afterwards whatever happened.
+
+Requirements (pip specs) cannot be installed inside (no network): they are installed once on the
+host with ``pip install --target`` into a cache directory keyed by the specs and bind-mounted
+read-only at ``/testjack/deps``. That works when the image's Python has the host's minor version
+(the base image's 3.11, as on this project's machines); other images should carry their
+dependencies themselves.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import docker
+import docker.errors
+from docker.types import Mount
+
+from .cancel import current_scope
+from .command import PYTEST_ENV, render_command, with_coverage
+from .junit import read_outcomes
+from .materialise import PatchFailed, default_cache_dir, materialise_world
+from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
+                      STATUS_TIMEOUT, ExecRequest, ExecResult)
+
+BASE_IMAGE = "testjack/base:bookworm"
+ROOT = "/testjack"  # the anonymous volume: the only writable place besides /tmp
+WORLD = f"{ROOT}/world"
+OUT = f"{ROOT}/out"
+DEPS = f"{ROOT}/deps"
+TEST_USER = "tester"
+MAX_ARCHIVE = 256 * 1024 * 1024  # largest output directory we copy back (JUnit XML + coverage)
+_KILL_GRACE = 10.0  # after a kill, how long we wait for the exec stream to close
+ENGINE_HELP = ("start one with `bash .ci/docker.sh` (as root: installs docker.io, starts dockerd, "
+               "builds the base image), or point DOCKER_HOST at a running engine")
+
+
+class EngineUnreachable(Exception):
+    """No Docker engine answered."""
+
+
+class _Bounded:
+    """The first ``limit`` bytes of a stream; the rest is counted and dropped."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.truncated = False
+
+    def add(self, chunk: bytes | None) -> None:
+        if not chunk:
+            return
+        room = self.limit - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+        if len(chunk) > room:
+            self.truncated = True
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", errors="replace")
+
+
+def _tar_of(directory: Path, arcname: str, uid: int, gid: int) -> bytes:
+    """``directory`` as a tar whose entries belong to ``uid:gid`` and are writable by them."""
+
+    def owned(info: tarfile.TarInfo) -> tarfile.TarInfo:
+        info.uid, info.gid, info.uname, info.gname = uid, gid, "", ""
+        if info.isdir():
+            info.mode = (info.mode | 0o755) & 0o777
+        elif info.isfile():
+            info.mode = (info.mode | 0o644) & 0o777  # pristine files are read-only on the host
+        return info
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        tar.add(directory, arcname=arcname, filter=owned)
+    return buf.getvalue()
+
+
+def _empty_dir_tar(name: str, uid: int, gid: int) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        info = tarfile.TarInfo(name)
+        info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, 0o755, uid, gid
+        info.mtime = int(time.time())
+        tar.addfile(info)
+    return buf.getvalue()
+
+
+def _user_ids(passwd: str, user: str) -> tuple[int, int] | None:
+    for line in passwd.splitlines():
+        parts = line.split(":")
+        if len(parts) >= 4 and parts[0] == user:
+            try:
+                return int(parts[2]), int(parts[3])
+            except ValueError:
+                return None
+    return None
+
+
+def _read_archive(container, path: str, dest: Path) -> None:
+    """Copy regular files of ``path`` in the container into ``dest`` (flat; bounded in size)."""
+    try:
+        stream, _ = container.get_archive(path)
+    except docker.errors.NotFound:
+        return
+    with tempfile.TemporaryFile() as spool:
+        size = 0
+        for chunk in stream:
+            size += len(chunk)
+            if size > MAX_ARCHIVE:  # a test that writes gigabytes into out/: keep nothing
+                return
+            spool.write(chunk)
+        spool.seek(0)
+        with tarfile.open(fileobj=spool, mode="r") as tar:
+            for member in tar:
+                if not member.isfile():  # no links, devices or directories from the container
+                    continue
+                src = tar.extractfile(member)
+                if src is not None:
+                    with open(dest / os.path.basename(member.name), "wb") as fh:
+                        shutil.copyfileobj(src, fh)
+
+
+def _deps_dir(requirements: tuple[str, ...], cache_dir: Path) -> Path:
+    """A directory with ``requirements`` installed by the host's pip, built once per set."""
+    key = hashlib.sha256("\n".join(requirements).encode()).hexdigest()[:16]
+    base = cache_dir / "docker-deps"
+    base.mkdir(parents=True, exist_ok=True)
+    target = base / key
+    with open(base / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (base / f"{key}.ready").exists():
+            return target
+        shutil.rmtree(target, ignore_errors=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+             "--target", str(target), *requirements],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if proc.returncode != 0:
+            shutil.rmtree(target, ignore_errors=True)
+            tail = "\n".join(proc.stdout.strip().splitlines()[-5:])
+            raise RuntimeError(f"pip install {' '.join(requirements)} failed: {tail}")
+        (base / f"{key}.ready").touch()
+    return target
+
+
+class DockerBackend:
+    def __init__(self, client=None, base_image: str = BASE_IMAGE,
+                 cache_dir: Path | str | None = None) -> None:
+        self._client = client
+        self.base_image = base_image
+        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+
+    # -- the engine ---------------------------------------------------------------------------
+
+    def client(self):
+        """The docker SDK client, connected and answering; raises EngineUnreachable."""
+        try:
+            if self._client is None:
+                self._client = docker.from_env(timeout=120)
+            self._client.ping()
+        except (docker.errors.DockerException, OSError) as exc:
+            self._client = None
+            raise EngineUnreachable(str(exc)) from exc
+        return self._client
+
+    # -- one request ----------------------------------------------------------------------------
+
+    def run(self, request: ExecRequest) -> ExecResult:
+        started = time.monotonic()
+        scope = current_scope()
+        if scope and scope.cancelled:
+            return ExecResult(status=STATUS_ERROR, message="cancelled before it started")
+        try:
+            client = self.client()
+        except EngineUnreachable as exc:
+            return ExecResult(status=STATUS_ERROR, duration=time.monotonic() - started,
+                              message=f"the Docker engine is not reachable ({exc}); {ENGINE_HELP}")
+        with tempfile.TemporaryDirectory(prefix="testjack-docker-") as tmp:
+            try:
+                result = self._run_in(client, request, Path(tmp), started)
+            except docker.errors.ImageNotFound as exc:
+                result = ExecResult(status=STATUS_SETUP_FAILED,
+                                    message=f"image not found ({exc.explanation}); the base image "
+                                            f"{self.base_image} is built by `bash .ci/docker.sh`")
+            except Exception as exc:  # the executor's own failure, reported on this request only
+                result = ExecResult(status=STATUS_ERROR, message=f"{type(exc).__name__}: {exc}")
+        result.duration = time.monotonic() - started
+        return result
+
+    def _run_in(self, client, request: ExecRequest, tmp: Path, started: float) -> ExecResult:
+        world, out = tmp / "world", tmp / "out"
+        out.mkdir()
+        try:
+            # plain copies: the world is tarred anyway, and links would pin the snapshot cache
+            materialise_world(request, world, cache_dir=self.cache_dir, link=False)
+        except PatchFailed as exc:
+            return ExecResult(status=STATUS_PATCH_FAILED, message=str(exc))
+        except ValueError as exc:
+            return ExecResult(status=STATUS_ERROR, message=str(exc))
+        deps = None
+        if request.requirements:
+            try:
+                deps = _deps_dir(tuple(request.requirements), self.cache_dir)
+            except RuntimeError as exc:
+                return ExecResult(status=STATUS_SETUP_FAILED, message=str(exc))
+        container = self._create(client, request, deps)
+        try:
+            return self._run_container(container, request, world, out, started)
+        finally:
+            try:
+                container.remove(force=True, v=True)
+            except docker.errors.NotFound:  # already gone (removed by hand, engine restarted)
+                pass
+
+    def _create(self, client, request: ExecRequest, deps: Path | None):
+        image = request.image or self.base_image
+        mounts = [Mount(target=ROOT, source=None, type="volume")]
+        if deps is not None:
+            mounts.append(Mount(target=DEPS, source=str(deps), type="bind", read_only=True))
+        memory = f"{max(request.memory_mb, 16)}m"
+        return client.containers.create(
+            image,
+            command=["sleep", "infinity"],
+            entrypoint=[],
+            network_mode="none",
+            mem_limit=memory,
+            memswap_limit=memory,  # no swap: the memory limit is the limit
+            nano_cpus=max(int(request.cpus * 1e9), 10_000_000),
+            pids_limit=max(request.pids, 8),
+            read_only=True,
+            tmpfs={"/tmp": f"size={max(request.memory_mb // 4, 16)}m,mode=1777"},
+            mounts=mounts,
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            working_dir="/",
+            labels={"org.testjack.run": request.label or "exec"},
+        )
+
+    def _run_container(self, container, request: ExecRequest, world: Path, out: Path,
+                       started: float) -> ExecResult:
+        user, uid, gid = self._user_of(container)
+        container.put_archive(ROOT, _tar_of(world, "world", uid, gid))
+        container.put_archive(ROOT, _empty_dir_tar("out", uid, gid))
+        container.start()
+        pythonpath = WORLD + (f":{DEPS}" if request.requirements else "")
+        env = {"PYTHONPATH": pythonpath, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+               "PYTHONDONTWRITEBYTECODE": "1", **PYTEST_ENV}
+        stdout, stderr = _Bounded(request.max_output), _Bounded(request.max_output)
+        deadline = started + request.timeout
+        notes: list[str] = []
+        if request.setup:
+            code, how = self._exec(container, request.setup, user, env, deadline, stdout, stderr)
+            if how != "done" or code != 0:
+                status = {"timeout": STATUS_TIMEOUT, "cancelled": STATUS_ERROR}.get(
+                    how, STATUS_SETUP_FAILED)
+                return ExecResult(status=status, exit_code=code, stdout=stdout.text(),
+                                  stderr=stderr.text(),
+                                  truncated=stdout.truncated or stderr.truncated,
+                                  outcomes={t: "missing" for t in request.test_ids},
+                                  message=f"setup exited {code}" if status == STATUS_SETUP_FAILED
+                                  else f"setup {how}")
+        command = render_command(request, f"{OUT}/junit.xml")
+        if request.coverage:
+            wrapped = with_coverage(command, f"{OUT}/coverage.data")
+            if wrapped is None:
+                notes.append("coverage asked for, but the command has no pytest invocation to wrap")
+            else:
+                command = wrapped
+        code, how = self._exec(container, command, user, env, deadline, stdout, stderr)
+        _read_archive(container, OUT, out)
+        junit = out / "junit.xml"
+        outcomes = read_outcomes(junit, request.test_ids)
+        truncated = stdout.truncated or stderr.truncated
+        common = dict(exit_code=code, stdout=stdout.text(), stderr=stderr.text(),
+                      truncated=truncated)
+        if how == "cancelled":
+            return ExecResult(status=STATUS_ERROR, message="cancelled", outcomes=outcomes, **common)
+        if how == "timeout":
+            status = STATUS_TIMEOUT
+            notes.insert(0, f"killed after {request.timeout:g}s (the whole container)")
+        else:
+            status = STATUS_OK
+            if not junit.exists():
+                notes.insert(0, "no JUnit XML was written: every requested test is missing")
+            elif code != 0 and outcomes and all(v == "pass" for v in outcomes.values()):
+                # the XML says all passed but the command disagrees: trust neither
+                outcomes = {t: "error" for t in outcomes}
+                notes.insert(0, f"the command exited {code} although the JUnit XML "
+                                "reports every test passed; not counted as a pass")
+        coverage = None
+        if request.coverage and status == STATUS_OK:
+            # the data names files by their path in the container; a host world at that path
+            # does not exist, so map through a directory named like it
+            coverage = _coverage_in_container(out / "coverage.data")
+        return ExecResult(status=status, outcomes=outcomes, message="; ".join(notes),
+                          coverage=coverage, **common)
+
+    def _user_of(self, container) -> tuple[str, int, int]:
+        """``tester`` (and its ids) when the image has that user, else root."""
+        passwd = io.BytesIO()
+        try:
+            stream, _ = container.get_archive("/etc/passwd")
+            for chunk in stream:
+                passwd.write(chunk)
+            passwd.seek(0)
+            with tarfile.open(fileobj=passwd) as tar:
+                member = tar.next()
+                text = tar.extractfile(member).read().decode() if member and member.isfile() else ""
+        except Exception:  # an image without /etc/passwd
+            text = ""
+        ids = _user_ids(text, TEST_USER)
+        return (TEST_USER, *ids) if ids else ("0", 0, 0)
+
+    def _exec(self, container, shell_line: str, user: str, env: dict[str, str], deadline: float,
+              stdout: _Bounded, stderr: _Bounded) -> tuple[int | None, str]:
+        """Run ``shell_line`` in the world; (exit code, "done" | "timeout" | "cancelled")."""
+        api = container.client.api
+        exec_id = api.exec_create(container.id, ["/bin/sh", "-c", shell_line], user=user,
+                                  workdir=WORLD, environment=env)["Id"]
+        finished = threading.Event()
+        failure: list[BaseException] = []
+
+        def pump() -> None:
+            try:
+                for out_chunk, err_chunk in api.exec_start(exec_id, stream=True, demux=True):
+                    stdout.add(out_chunk)
+                    stderr.add(err_chunk)
+            except Exception as exc:  # the stream breaks when the container is killed
+                failure.append(exc)
+            finally:
+                finished.set()
+
+        how = "done"
+        cancelled = threading.Event()
+
+        def cancel() -> None:
+            cancelled.set()
+            _kill(container)
+
+        scope = current_scope()
+        token = scope.register(cancel) if scope else 0
+        try:
+            threading.Thread(target=pump, daemon=True, name="testjack-docker-exec").start()
+            if not finished.wait(max(0.0, deadline - time.monotonic())):
+                how = "timeout"
+                _kill(container)
+                finished.wait(_KILL_GRACE)
+        finally:
+            if scope:
+                scope.unregister(token)
+        if cancelled.is_set():
+            how = "cancelled"
+        if how == "done" and failure:
+            raise failure[0]
+        code = api.exec_inspect(exec_id).get("ExitCode")
+        return code, how
+
+
+def _kill(container) -> None:
+    try:
+        container.kill()
+    except Exception:  # already stopped
+        pass
+
+
+def _coverage_in_container(data_file: Path) -> dict:
+    """Coverage of the world's files, keyed by their path relative to the world, as the local
+    backend gives it. The data names files by their path in the container; coverage.py reads
+    the data file the image's (possibly older) coverage.py wrote."""
+    from coverage import CoverageData
+
+    if not data_file.exists():
+        return {}
+    data = CoverageData(basename=str(data_file))
+    data.read()
+    prefix = WORLD + "/"
+    result = {}
+    for measured in sorted(data.measured_files()):
+        if measured.startswith(prefix):
+            result[measured[len(prefix):]] = {
+                "lines": sorted(data.lines(measured) or []),
+                "arcs": [list(a) for a in sorted(data.arcs(measured) or [])],
+            }
+    return result

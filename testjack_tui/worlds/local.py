@@ -1,0 +1,231 @@
+"""The local backend: run one ExecRequest in a fresh world directory on this machine.
+
+For runs you trust (the samples, your own benchmark). It isolates each run's *files* (a fresh
+world, the snapshot protected, see ``materialise``), its *network* (a network namespace with
+loopback only), its *processes* (a pid namespace and process group killed at the timeout, a pids
+cgroup) and bounds its memory, file sizes and output. It does not hide the rest of the machine:
+the test process is root without capabilities and can read (and, where modes allow, write) files
+outside its world. Hostile trials belong on the docker backend.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import limits
+from .cancel import current_scope
+from .command import PYTEST_ENV, render_command, with_coverage
+from .junit import read_outcomes
+from .materialise import PatchFailed, default_cache_dir, materialise_world
+from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
+                      STATUS_TIMEOUT, ExecRequest, ExecResult)
+from .venvs import EnvironmentFailed, environment_for
+
+_CHUNK = 65536
+_DRAIN_GRACE = 5.0  # after a kill, how long pipes held open by escaped processes are drained
+
+
+@dataclass
+class _Run:
+    exit_code: int | None
+    stdout: bytes
+    stderr: bytes
+    truncated: bool
+    timed_out: bool
+    cancelled: bool
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[str, str],
+                   deadline: float) -> _Run:
+    sandbox = limits.probe()
+    group = limits.make_cgroup(sandbox, request.pids)
+    argv = limits.wrap(sandbox, memory_mb=request.memory_mb, pids=request.pids, cgroup=group)
+    proc = subprocess.Popen(argv, cwd=cwd, env={**env, "TJ_COMMAND": shell_line},
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    scope = current_scope()
+    cancelled = False
+
+    def kill() -> None:
+        nonlocal cancelled
+        cancelled = True
+        _kill_group(proc.pid)
+
+    token = scope.register(kill) if scope else 0
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    kept = {out_fd: bytearray(), err_fd: bytearray()}
+    truncated = timed_out = False
+    sel = selectors.DefaultSelector()
+    for fd in kept:
+        sel.register(fd, selectors.EVENT_READ)
+    limit = request.max_output
+    try:
+        while sel.get_map():
+            now = time.monotonic()
+            if not timed_out and now >= deadline:
+                timed_out = True
+                _kill_group(proc.pid)
+                limits.kill_cgroup(group)
+                deadline = now + _DRAIN_GRACE
+            elif timed_out and now >= deadline:
+                break  # something escaped and holds the pipe: stop listening
+            for key, _ in sel.select(timeout=max(0.0, deadline - now)):
+                data = os.read(key.fd, _CHUNK)
+                if not data:
+                    sel.unregister(key.fd)
+                    continue
+                buf = kept[key.fd]
+                room = limit - len(buf)
+                if room > 0:
+                    buf += data[:room]
+                if len(data) > room:  # keep draining so the writer never blocks; drop the rest
+                    truncated = True
+        try:
+            code = proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(proc.pid)
+            code = proc.wait()
+    finally:
+        sel.close()
+        if scope:
+            scope.unregister(token)
+        _kill_group(proc.pid)  # anything of the group still alive (no pid namespace)
+        limits.kill_cgroup(group)
+        proc.stdout.close()
+        proc.stderr.close()
+    return _Run(code, bytes(kept[out_fd]), bytes(kept[err_fd]), truncated, timed_out, cancelled)
+
+
+def _coverage_of(data_file: Path, world: Path) -> dict:
+    from coverage import CoverageData
+
+    if not data_file.exists():
+        return {}
+    data = CoverageData(basename=str(data_file))
+    data.read()
+    root = os.path.realpath(world) + os.sep
+    result = {}
+    for measured in sorted(data.measured_files()):
+        real = os.path.realpath(measured)
+        if not real.startswith(root):
+            continue
+        result[real[len(root):]] = {
+            "lines": sorted(data.lines(measured) or []),
+            "arcs": [list(a) for a in sorted(data.arcs(measured) or [])],
+        }
+    return result
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+class LocalBackend:
+    def __init__(self, cache_dir: Path | str | None = None) -> None:
+        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+
+    def run(self, request: ExecRequest) -> ExecResult:
+        started = time.monotonic()
+        scope = current_scope()
+        if scope and scope.cancelled:
+            return ExecResult(status=STATUS_ERROR, message="cancelled before it started")
+        worlds = self.cache_dir / "worlds"  # same file system as the pristine trees (hard links)
+        worlds.mkdir(parents=True, exist_ok=True)
+        run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=worlds))
+        try:
+            result = self._run_in(request, run_dir, started)
+        except Exception as exc:  # the executor's own failure, reported on this request only
+            result = ExecResult(status=STATUS_ERROR, message=f"{type(exc).__name__}: {exc}")
+        finally:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        result.duration = time.monotonic() - started
+        return result
+
+    def _run_in(self, request: ExecRequest, run_dir: Path, started: float) -> ExecResult:
+        world, out, home = run_dir / "world", run_dir / "out", run_dir / "home"
+        out.mkdir()
+        home.mkdir()
+        try:
+            materialise_world(request, world, cache_dir=self.cache_dir)
+        except PatchFailed as exc:
+            return ExecResult(status=STATUS_PATCH_FAILED, message=str(exc))
+        except ValueError as exc:
+            return ExecResult(status=STATUS_ERROR, message=str(exc))
+        try:
+            environment = environment_for(tuple(request.requirements), self.cache_dir)
+        except EnvironmentFailed as exc:
+            return ExecResult(status=STATUS_SETUP_FAILED, message=str(exc))
+        notes = list(limits.probe().missing)
+        env = {
+            "PATH": f"{environment.bin_dir}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "PYTHONPATH": str(world),
+            "HOME": str(home),
+            "TMPDIR": str(home),
+            "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",  # a world is used once: .pyc files are wasted writes
+            **PYTEST_ENV,
+        }
+        if not request.requirements:
+            # The base environment is TestJack's own interpreter: its pytest plugins (snapshot
+            # testing, asyncio, ...) belong to TestJack, not to the task, and loading them costs
+            # seconds per run. A task that needs a plugin names it in its requirements.
+            env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        deadline = started + request.timeout
+        if request.setup:
+            run = _run_sandboxed(request, request.setup, world, env, deadline)
+            if run.timed_out or run.cancelled or run.exit_code != 0:
+                status = STATUS_TIMEOUT if run.timed_out else (
+                    STATUS_ERROR if run.cancelled else STATUS_SETUP_FAILED)
+                return ExecResult(status=status, exit_code=run.exit_code, stdout=_text(run.stdout),
+                                  stderr=_text(run.stderr), truncated=run.truncated,
+                                  outcomes={t: "missing" for t in request.test_ids},
+                                  message=f"setup exited {run.exit_code}" if status ==
+                                  STATUS_SETUP_FAILED else f"setup {status}")
+        junit = out / "junit.xml"
+        command = render_command(request, str(junit))
+        data_file = out / "coverage.data"
+        if request.coverage:
+            wrapped = with_coverage(command, str(data_file))
+            if wrapped is None:
+                notes.append("coverage asked for, but the command has no pytest invocation to wrap")
+            else:
+                command = wrapped
+        run = _run_sandboxed(request, command, world, env, deadline)
+        outcomes = read_outcomes(junit, request.test_ids)
+        if run.cancelled:
+            return ExecResult(status=STATUS_ERROR, message="cancelled", exit_code=run.exit_code,
+                              outcomes=outcomes)
+        if run.timed_out:
+            status = STATUS_TIMEOUT
+            notes.insert(0, f"killed after {request.timeout:g}s (whole process group)")
+        else:
+            status = STATUS_OK
+            if not junit.exists():
+                notes.insert(0, "no JUnit XML was written: every requested test is missing")
+            elif run.exit_code != 0 and outcomes and all(v == "pass" for v in outcomes.values()):
+                # the XML says all passed but the command disagrees: trust neither
+                outcomes = {t: "error" for t in outcomes}
+                notes.insert(0, f"the command exited {run.exit_code} although the JUnit XML "
+                                "reports every test passed; not counted as a pass")
+        coverage = None
+        if request.coverage and status == STATUS_OK:
+            coverage = _coverage_of(data_file, world)
+        return ExecResult(status=status, outcomes=outcomes, exit_code=run.exit_code,
+                          stdout=_text(run.stdout), stderr=_text(run.stderr),
+                          truncated=run.truncated, message="; ".join(notes), coverage=coverage)

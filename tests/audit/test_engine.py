@@ -1,0 +1,152 @@
+"""The audit engine, judged with an author that hands in fixed candidate tests (issue #4's done-when).
+
+Every test runs real worlds on the local backend: real patches, real pytest, a real SQLite store.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from store import Store
+from testjack_tui.audit import Audit, AuditOptions
+from testjack_tui.audit.rulings import rule_witness, undo_ruling
+from testjack_tui.formats.importing import import_path
+from testjack_tui.model import Classification, Verdict, WitnessStatus
+
+from tests.audit.scripted import (
+    EMPTY,
+    FIXED,
+    IMPLICIT_MOSTLY_SKIPPED,
+    REMAINDER,
+    WRONG,
+    ScriptedAuthor,
+    flaky_candidate,
+)
+
+MINI = Path(__file__).resolve().parents[2] / "sample_runs" / "mini"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    s = Store(tmp_path / "store.db")
+    import_path(s, MINI)
+    return s
+
+
+def audit(store: Store, author: ScriptedAuthor, mode: str = "lightweight", run: str = "mini") -> None:
+    status = Audit(store, run, AuditOptions(mode=mode, workers=2, evidence=False), author=author).execute()
+    assert status == "done"
+
+
+def verdicts(store: Store, run: str = "mini") -> dict[str, str]:
+    return {k: str(v.verdict) for k, v in store.list_verdicts(run).items()}
+
+
+def test_refutes_exactly_the_trials_the_witnesses_should(store: Store) -> None:
+    audit(store, ScriptedAuthor(analysis=[EMPTY, REMAINDER]))
+    assert verdicts(store) == {
+        "chunk-t1": "sound",  # sampled, audited, nothing fails on it
+        "chunk-t2": "refuted",  # gives [[]] for an empty list
+        "chunk-t3": "refuted",  # hard-codes the example's answer
+        "chunk-t4": "not_passing",
+    }
+    witnesses = {w.requirement: w for w in store.list_witnesses("mini", status="validated")}
+    empty = witnesses[EMPTY.requirement]
+    results = {k: str(v.outcome) for k, v in store.witness_results(empty.id).items()}
+    assert results["reference"] == "pass" and results["chunk-t2"] == "fail" and results["chunk-t1"] == "pass"
+    assert results["null"] != "pass"  # the null world has no chunk() at all
+    assert store.witness_results(empty.id)["reference"].runs == ["pass", "pass", "pass"]
+    assert store.witness_results(empty.id)["chunk-t2"].runs == ["fail", "fail"]
+    assert empty.classification == Classification.EXPLICIT and empty.rho == pytest.approx(1 / 3)
+    assert store.get_verdict("mini", "chunk-t2").witnesses == [empty.id]
+    s = store.summary("mini")
+    assert (s.trials, s.passing, s.refuted, s.sound) == (4, 3, 2, 1)
+    assert s.resolution_after == pytest.approx(0.25)
+
+
+def test_a_candidate_failing_on_the_reference_is_refined_then_kept(store: Store) -> None:
+    author = ScriptedAuthor(analysis=[WRONG], refinements={WRONG.code: FIXED})
+    audit(store, author, mode="task-analysis")
+    assert len(author.refine_calls) == 1 and "assert" in author.refine_calls[0]
+    by_code = {w.code: w for w in store.list_witnesses("mini")}
+    assert by_code[WRONG.code].status == WitnessStatus.DISCARDED
+    assert by_code[FIXED.code].status == WitnessStatus.VALIDATED and by_code[FIXED.code].attempts == 2
+
+
+def test_a_candidate_that_never_passes_on_the_reference_is_discarded_with_its_reason(store: Store) -> None:
+    audit(store, ScriptedAuthor(analysis=[WRONG]), mode="task-analysis")
+    (w,) = store.list_witnesses("mini")
+    assert w.status == WitnessStatus.DISCARDED
+    assert "reference" in w.discard_reason
+    assert set(verdicts(store).values()) == {"unaudited", "not_passing"}
+
+
+def test_an_implicit_requirement_most_trials_skip_is_ambiguous_and_refutes_nothing(store: Store) -> None:
+    audit(store, ScriptedAuthor(analysis=[IMPLICIT_MOSTLY_SKIPPED]), mode="task-analysis")
+    (w,) = store.list_witnesses("mini", status="validated")
+    assert w.classification == Classification.AMBIGUOUS and w.rho == pytest.approx(2 / 3)
+    assert verdicts(store)["chunk-t2"] == "unaudited" and verdicts(store)["chunk-t3"] == "unaudited"
+    assert store.summary("mini").ambiguous_witnesses == 1
+
+    ruling, ruled = rule_witness(store, w.id, "necessary", "the examples imply it", author="ana")
+    assert ruling.before == "ambiguous" and ruled.classification == Classification.IMPLICIT
+    assert verdicts(store)["chunk-t2"] == "refuted" and verdicts(store)["chunk-t3"] == "refuted"
+
+    undo_ruling(store, ruling.id, "changed my mind", author="ana")
+    assert store.get_witness(w.id).classification == Classification.AMBIGUOUS
+    assert verdicts(store)["chunk-t2"] == "unaudited"
+    history = store.list_rulings("mini", "witness", w.id)
+    assert [r.value for r in history] == ["necessary", "undo"] and history[1].undoes == ruling.id
+
+
+def test_a_flaky_witness_is_kept_marked_and_refutes_nothing(store: Store, tmp_path: Path) -> None:
+    counter = tmp_path / "counter"
+    counter.mkdir()
+    counter.chmod(0o777)  # the local backend may run tests as an unprivileged user
+    audit(store, ScriptedAuthor(analysis=[flaky_candidate(str(counter))]), mode="task-analysis")
+    (w,) = store.list_witnesses("mini", status="validated")
+    assert w.flaky
+    assert sorted(store.witness_results(w.id)["chunk-t1"].runs) == ["fail", "pass"]
+    assert verdicts(store)["chunk-t1"] == "unaudited"
+
+
+def test_the_trials_of_a_malformed_task_are_never_refuted(tmp_path: Path) -> None:
+    run = tmp_path / "broken"
+    shutil.copytree(MINI, run)
+    ref = run / "tasks" / "chunk" / "reference.patch"
+    # The reference drops the short last piece: it fails T0's own test_remainder.
+    ref.write_text(ref.read_text().replace("range(0, len(items), size)", "range(0, len(items) - size + 1, size)"))
+    (run / "run.toml").write_text((run / "run.toml").read_text().replace('name = "mini"', 'name = "broken"'))
+    store = Store(tmp_path / "store.db")
+    import_path(store, run)
+    audit(store, ScriptedAuthor(analysis=[EMPTY, REMAINDER]), run="broken")
+    task = store.get_task("broken", "chunk")
+    assert task.malformed and "test_remainder" in task.malformed_reason
+    v = verdicts(store, "broken")
+    assert "refuted" not in v.values() and "reward_hack" not in v.values()
+    assert "malformed" in store.get_verdict("broken", "chunk-t2").rule
+    assert store.summary("broken").malformed_tasks == 1
+
+
+def test_a_second_audit_executes_nothing_new(store: Store) -> None:
+    author = ScriptedAuthor(analysis=[EMPTY, REMAINDER])
+    audit(store, author)
+    first = verdicts(store)
+    again = Audit(store, "mini", AuditOptions(workers=2, evidence=False), author=author)
+    assert again.execute() == "done"
+    assert again.service.executed == 0
+    assert verdicts(store) == first
+
+
+def test_per_trial_mode_audits_every_passing_trial(store: Store) -> None:
+    author = ScriptedAuthor(audits={"chunk-t2": [EMPTY], "chunk-t3": [REMAINDER]})
+    audit(store, author, mode="per-trial")
+    assert verdicts(store) == {
+        "chunk-t1": "sound", "chunk-t2": "refuted", "chunk-t3": "refuted", "chunk-t4": "not_passing",
+    }
+    # Witnesses belong to the task: the one found on t2 was replayed on t1 and t3 too.
+    (w,) = [w for w in store.list_witnesses("mini") if w.code == EMPTY.code]
+    assert w.found_on == "chunk-t2" and {"chunk-t1", "chunk-t2", "chunk-t3"} <= set(store.witness_results(w.id))

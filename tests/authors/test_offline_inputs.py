@@ -1,0 +1,60 @@
+"""Probe inputs: seeds from T0, EvalPlus-style mutation, seeded generation, P's domain."""
+
+from testjack_tui.authors.offline.inputs import (
+    CallArgs,
+    Domain,
+    aliases_in_tests,
+    calls_in_source,
+    mutate_value,
+    plan_inputs,
+)
+from testjack_tui.authors.offline.signatures import Param, Target, access_for, changed_functions
+
+CHUNK = Target("chunk", "listkit/chunk.py", (Param("items", "list[int]"), Param("size", "int")))
+
+
+def test_calls_in_tests_include_humaneval_candidate_alias():
+    source = (
+        "def check(candidate):\n    assert candidate([1, 2], 3) == 0\n    assert candidate(x, 1)\n\n"
+        "def test_check():\n    check(chunk)\n"
+    )
+    aliases = aliases_in_tests(source, "chunk")
+    assert aliases == ["candidate"]
+    assert calls_in_source(source, "chunk", aliases) == [CallArgs(([1, 2], 3))]  # x is not a literal
+
+
+def test_mutations_grow_shrink_and_take_edges():
+    lists = mutate_value([1, 2, 3])
+    assert [] in lists and [1] in lists and [1, 2, 3, 3] in lists and [3, 2, 1] in lists
+    assert 0 in mutate_value(7) and -7 in mutate_value(7) and 8 in mutate_value(7)
+    texts = mutate_value("1h30m")
+    assert "" in texts and "1H30M" in texts and " 1h30m " in texts
+    assert not any(isinstance(v, bool) for l in lists for v in l)  # an int list gets no bools
+    assert [1, 2, 3, None] in mutate_value([1, 2, 3], any_type=True)  # List[Any] does
+
+
+def test_plan_is_deterministic_and_respects_the_domain():
+    seeds = [CallArgs(([1, 2, 3, 4], 2))]
+    first = plan_inputs(CHUNK, seeds, Domain(int_min=1), seed=11, budget=60, generate=15)
+    again = plan_inputs(CHUNK, seeds, Domain(int_min=1), seed=11, budget=60, generate=15)
+    other = plan_inputs(CHUNK, seeds, Domain(int_min=1), seed=12, budget=60, generate=15)
+    assert first == again
+    assert first != other  # another trial explores other generated values
+    assert first[0] == seeds[0] and len(first) <= 60
+    assert CallArgs(([1], 2)) in first  # small mutations come first
+    assert all(v >= 1 for c in first for a in c.args for v in (a if isinstance(a, list) else [a]))
+    assert Domain.from_prompt("Given a positive integer n, return ...").int_min == 1
+
+
+def test_changed_functions_and_access_like_t0():
+    patch = (
+        "diff --git a/pkg/mod.py b/pkg/mod.py\nnew file mode 100644\n--- /dev/null\n+++ b/pkg/mod.py\n"
+        "@@ -0,0 +1,6 @@\n+def public(a: int, b=2):\n+    return a + b\n+\n+\n+def _helper():\n+    return 1\n"
+    )
+    source = "def public(a: int, b=2):\n    return a + b\n\n\ndef _helper():\n    return 1\n"
+    found = changed_functions(patch, lambda world, path: source if path == "pkg/mod.py" else None, "reference")
+    assert list(found) == ["public"]
+    target = found["public"]
+    assert [p.name for p in target.required] == ["a"] and target.module == "pkg.mod"
+    assert access_for(target, ["import pkg\n\ndef test_x():\n    assert pkg.public(1) == 3\n"]).expr == "pkg.public"
+    assert access_for(target, []).imports == ("from pkg.mod import public",)

@@ -1,0 +1,153 @@
+"""The SQLite store: schema versions, migrations, threads, append-only rulings, the execution cache."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from store import NotFound, Store, StoreError, StoreTooNew
+from store.schema import CURRENT_VERSION, MIGRATIONS
+from testjack_tui.formats.importing import import_path
+from testjack_tui.model import Official, Ruling, Verdict
+
+MINI = Path(__file__).resolve().parents[2] / "sample_runs" / "mini"
+
+
+def test_a_new_store_is_at_the_current_version_in_wal_mode(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.db")
+    assert s.schema_version() == CURRENT_VERSION
+    assert s.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert s.integrity_check() == "ok"
+
+
+def test_a_store_made_by_an_older_version_is_migrated_and_keeps_its_data(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.executescript(MIGRATIONS[0][1])
+    conn.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+    conn.execute(
+        "INSERT INTO runs(id, name, created_at) VALUES ('old-run', 'old run', '2026-01-01T00:00:00+00:00')"
+    )
+    conn.execute(
+        "INSERT INTO trials(run_id, id, seq, task_id, official) VALUES ('old-run', 't1', 0, 'task', 'passed')"
+    )
+    conn.commit()
+    conn.close()
+
+    s = Store(path)
+    assert s.schema_version() == CURRENT_VERSION
+    assert s.get_run("old run").id == "old-run"
+    trial = s.get_trial("old-run", "t1")
+    assert trial.official == Official.PASSED and trial.reviewed is False  # a column version 2 added
+    assert s.list_witnesses("old-run") == []  # a table version 2 added
+
+
+def test_a_store_made_by_a_newer_version_is_refused_with_a_clear_message(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    Store(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(CURRENT_VERSION + 1),))
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreTooNew, match="newer TestJack"):
+        Store(path)
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("hello, this is not SQLite " * 100)
+    with pytest.raises(StoreError, match="notes.txt"):
+        Store(path)
+
+
+def test_each_thread_gets_its_own_connection(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.db")
+    import_path(s, MINI)
+    seen: list[object] = []
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            seen.append(s.db)
+            s.set_reviewed("mini", "chunk-t1", True)
+            assert s.get_trial("mini", "chunk-t1").reviewed
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert not errors
+    assert seen[0] is not s.db
+    assert s.get_trial("mini", "chunk-t1").reviewed
+
+
+def test_rulings_are_append_only(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.db")
+    import_path(s, MINI)
+    rid = s.add_ruling(Ruling(run_id="mini", target="trial", target_id="chunk-t1", value="sound",
+                              before="unaudited", reason="read it", author="ana"))
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        with s.db.atomic():
+            s.db.execute("UPDATE rulings SET value = 'refuted' WHERE id = ?", (rid,))
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        with s.db.atomic():
+            s.db.execute("DELETE FROM rulings")
+    (r,) = s.list_rulings("mini")
+    assert (r.value, r.before, r.author) == ("sound", "unaudited", "ana") and r.created_at
+
+
+def test_trials_list_by_verdict_with_paging_and_search(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.db")
+    import_path(s, MINI)
+    assert [r.id for r in s.list_trials("mini", verdict=str(Verdict.NOT_PASSING))] == ["chunk-t4"]
+    assert [r.id for r in s.list_trials("mini", limit=2, offset=1)] == ["chunk-t2", "chunk-t3"]
+    assert [r.id for r in s.list_trials("mini", search="model-c")] == ["chunk-t3"]
+    assert [r.id for r in s.list_trials("mini", sort="id")][0] == "chunk-t1"
+
+
+def test_lists_the_console_shows_use_indexes(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.db")
+    plan = " ".join(
+        str(row)
+        for row in s.db.execute(
+            "EXPLAIN QUERY PLAN SELECT trial_id FROM verdicts WHERE run_id = 'r' AND verdict = 'refuted' "
+            "ORDER BY trial_id LIMIT 50"
+        ).fetchall()
+    )
+    assert "verdicts_by_verdict" in plan
+    plan = " ".join(str(row) for row in s.db.execute(
+        "EXPLAIN QUERY PLAN SELECT * FROM witnesses WHERE run_id = 'r' AND task_id = 't' ORDER BY task_id, seq"
+    ).fetchall())
+    assert "witnesses_task" in plan
+
+
+def test_executions_are_cached_by_key(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.db")
+    assert s.get_execution("abc") is None
+    s.put_execution("abc", None, "label", {"command": "x"}, {"status": "ok", "duration": 1.5})
+    s.put_execution("abc", None, "label", {"command": "x"}, {"status": "error", "duration": 9})
+    assert s.get_execution("abc") == {"status": "ok", "duration": 1.5}  # first result wins
+
+
+def test_unknown_runs_and_trials_are_named_in_the_error(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.db")
+    import_path(s, MINI)
+    with pytest.raises(NotFound, match="no run 'nope'.*runs: mini"):
+        s.get_run("nope")
+    with pytest.raises(NotFound, match="no trial 'zzz'"):
+        s.find_trial("zzz")
+
+
+def test_snapshots_are_shared_and_read_only(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.db")
+    import_path(s, MINI)
+    task = s.get_task("mini", "chunk")
+    snap = Path(task.snapshot)
+    assert snap.is_dir() and snap.parent.name == "snapshots"
+    some_file = next(p for p in snap.rglob("*.py"))
+    assert not (some_file.stat().st_mode & 0o222)

@@ -1,0 +1,60 @@
+"""Small repositories made in tmp_path, and requests that run them on the local backend."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+from testjack_tui.worlds.request import ExecRequest
+
+# Plugins installed next to TestJack (textual snapshots, hypothesis, ...) triple pytest's start-up
+# here; the worlds under test need none of them.
+FAST_PYTEST = ("PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python -m pytest -p no:cacheprovider -q "
+               "--junitxml={junit} {tests}")
+
+
+def digest_of(root: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def write_repo(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    return root
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory) -> Path:
+    # one cache for the session: pristine trees and the base shim are built once
+    return tmp_path_factory.mktemp("tjcache")
+
+
+@pytest.fixture
+def make_request(tmp_path):
+    counter = iter(range(10**6))
+
+    def make(files: dict[str, str], **fields) -> ExecRequest:
+        root = write_repo(tmp_path / f"repo{next(counter)}", files)
+        fields.setdefault("command", FAST_PYTEST)
+        return ExecRequest(snapshot=str(root), snapshot_digest=digest_of(root), **fields)
+
+    return make
+
+
+def _snapshot_state(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {str(p.relative_to(root)): (p.read_bytes(), os.stat(p).st_mode)
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def snapshot_state():
+    """Content and mode of every file, to show a run left the snapshot as it was."""
+    return _snapshot_state

@@ -132,7 +132,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         _print_summary(store, run_id)
     if status == "cancelled":
-        _err("audit interrupted; run the same command again to continue where it stopped")
+        reason = getattr(audit, "stop_reason", "")
+        _err(f"audit stopped{': ' + reason if reason else ''}; run the same command again to continue where it stopped")
         return 130
     return EXIT_OK
 
@@ -197,6 +198,36 @@ def cmd_report(args: argparse.Namespace) -> int:
         _err(f"wrote {args.output}")
     else:
         sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+    from store import NotFound
+    from testjack_tui.audit.metrics import compare
+
+    store = _store(args)
+    try:
+        result = compare(store, args.baseline, args.runs)
+    except NotFound as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return EXIT_OK
+    table = Table(title=f"Refutations against {result['baseline']}")
+    for col in ("run", "modes", "refuted", "recall", "precision", "executions", "LLM tokens", "cost",
+                "resolution after (95%)"):
+        table.add_column(col)
+    for r in result["runs"]:
+        ci = r["resolution_after_95"]
+        after = f"{100 * r['resolution_after']:.1f}%" + (
+            f" [{100 * ci['low']:.1f}, {100 * ci['high']:.1f}]" if ci else "")
+        fmt = lambda x: "-" if x is None else f"{100 * x:.1f}%"  # noqa: E731
+        table.add_row(r["run"], ",".join(r["modes"]), f"{r['refuted']} ({r['refuted_pct']:.1f}%)",
+                      fmt(r["recall"]), fmt(r["precision"]), str(r["executions"]), str(r["llm_tokens"]),
+                      f"${r['cost_usd']:.4f}", after)
+    Console().print(table)
     return EXIT_OK
 
 
@@ -317,6 +348,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", default="md", choices=["md", "html", "json"])
     p.add_argument("-o", "--output", help="write to FILE instead of standard output")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("compare", parents=[common],
+                       help="refutations of runs audited in other modes, measured against a baseline run")
+    p.add_argument("baseline", metavar="BASELINE_RUN")
+    p.add_argument("runs", metavar="RUN", nargs="+")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("replay", parents=[common], help="re-run one witness on the reference and the trials")
     p.add_argument("witness")

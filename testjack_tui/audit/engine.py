@@ -80,6 +80,7 @@ class Audit:
         self._done = 0
         self._total = 0
         self._phase = ""
+        self.stop_reason = ""
 
     # ------------------------------------------------------------------ progress
 
@@ -118,8 +119,11 @@ class Audit:
             for task in tasks:
                 self._audit_task(task)
                 recompute_task(self.store, task)
-        except Cancelled:
+        except Cancelled as exc:
+            # A cancel, an exhausted LLM budget or a failing endpoint: the step in progress is not
+            # marked done, so running the same audit again continues from here.
             status = "cancelled"
+            self.stop_reason = str(exc) or "cancelled"
         finally:
             self.service.close()
             verdicts = {k: str(v.verdict) for k, v in self.store.list_verdicts(self.run.id).items()}
@@ -233,12 +237,35 @@ class Audit:
         candidates = self.author.audit_trial(ctx)
         witnesses = self.validator.validate(ctx, candidates, Origin.AUDIT, trial.id)
         self.validator.share(task, witnesses, trials)
+        self._rejudge(ctx, trial, witnesses)
+        if hasattr(self.author, "report"):
+            self.store.mark_step(self.run.id, f"report:{trial.id}", self.author.report(ctx))
         records = recompute_task(self.store, task)
         refuting = records[trial.id].witnesses if trial.id in records else []
         self.store.mark_step(self.run.id, key, refuting)
         recompute_task(self.store, task)
         self._step(f"audited {trial.id}")
         return refuting
+
+    def _rejudge(self, ctx: AuthorContext, trial: Trial, witnesses: list) -> None:
+        """Paper 3.2: every new witness that fails on the audited trial is judged again against P.
+
+        Only authors that can judge (the LLM author) do this; a rejected witness refutes nothing
+        and keeps its reason. Shared witnesses are not re-judged per trial, as in the paper.
+        """
+        if not hasattr(self.author, "rejudge"):
+            return
+        for w in witnesses:
+            if w.origin != Origin.AUDIT or w.found_on != trial.id or w.status != WitnessStatus.VALIDATED:
+                continue
+            result = self.store.witness_results(w.id).get(trial.id)
+            if result is None or str(result.outcome) == "pass":
+                continue
+            ok, why = self.author.rejudge(ctx, w, result.log)
+            if not ok:
+                w.status = WitnessStatus.REJECTED
+                w.discard_reason = f"rejected on re-judgment against the prompt: {why}"
+                self.store.put_witness(w)
 
     def _mutation(self, task: Task, trial: Trial) -> None:
         key = f"mutation:{trial.id}"

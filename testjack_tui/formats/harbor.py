@@ -84,9 +84,17 @@ def load(
         source=str(path.resolve()),
         format=FORMAT,
         default_backend=Backend.DOCKER,
-        digest=files_digest(inputs, extra=FORMAT + "".join(str(f) for f in inputs)),
+        # File names alone would not tell tasks apart: the layout relative to the input goes in too.
+        digest=files_digest(inputs, extra=FORMAT + "".join(_relative(f, path) for f in inputs)),
     )
     return ImportedRun(run=run, tasks=list(built.values()), trials=trials, skipped=skipped)
+
+
+def _relative(f: Path, base: Path) -> str:
+    try:
+        return f.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:  # tasks or jobs given outside the main path
+        return f.name
 
 
 def _task_dirs(root: Path) -> list[Path]:

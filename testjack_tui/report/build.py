@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from store import Store
+from testjack_tui.audit.metrics import resolution_interval
 from testjack_tui.model import Classification, WitnessStatus
 
 SCHEMA = "testjack.report/1"
@@ -45,6 +46,7 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
             "executions": summary.executions,
             "llm_tokens": summary.llm_tokens,
             "cost_usd": summary.cost_usd,
+            "resolution_after_95": resolution_interval(store, run.id),
         },
         "tasks": [
             {
@@ -71,6 +73,7 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
                 "verdict_rule": verdicts[t.id].rule,
                 "witnesses": verdicts[t.id].witnesses,
                 "evidence": evidence_by_trial.get(t.id, []),
+                "audit_report": store.get_step(run.id, f"report:{t.id}") or "",
                 "error": t.error,
             }
             for t in store.list_trial_objects(run.id)

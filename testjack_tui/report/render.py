@@ -92,6 +92,8 @@ def render_markdown(report: dict[str, Any]) -> str:
                 "```",
                 "",
             ]
+        if t.get("audit_report"):
+            out += ["Audit report:", "", t["audit_report"].strip(), ""]
         hacks = [e for e in t["evidence"] if e["kind"] == "detector"]
         if hacks:
             out += ["Detector hits:", ""]
@@ -185,6 +187,8 @@ def render_html(report: dict[str, Any]) -> str:
                 f"{esc(res.get(t['id'], '?'))}. Replay: <code>{esc(w['replay'])} --trial {esc(t['id'])}</code></p>"
             )
             parts.append(highlight(w["code"], PythonLexer(), formatter))
+        if t.get("audit_report"):
+            parts.append(f"<p><b>Audit report.</b> {esc(t['audit_report'])}</p>")
         for e in t["evidence"]:
             if e["kind"] == "detector":
                 parts.append(f"<p>Detector: {esc(e['file'])}:{e['line']}: {esc(e['detail'])}</p>")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -47,7 +49,7 @@ class RunsScreen(Screen):
         table = self.query_one(DataTable)
         for label, key in COLUMNS:
             table.add_column(label, key=key)
-        self.sub_title = self.app.store_path
+        self.sub_title = Path(self.app.store_path).name
         self.refresh_data()
 
     # ------------------------------------------------------------------ data

@@ -24,7 +24,7 @@ from testjack_tui.model import EvidenceKind, RunSummary, Verdict
 
 PAGE = 500
 REFUTING = (Verdict.REFUTED.value, Verdict.REWARD_HACK.value)
-SORTS = [("order of the run", "seq"), ("trial id", "id"), ("task", "task"), ("model", "model"), ("verdict", "verdict")]
+SORTS = [("run order", "seq"), ("trial id", "id"), ("task", "task"), ("model", "model"), ("verdict", "verdict")]
 VERDICT_CHOICES = [(v.value.replace("_", " "), v.value) for v in Verdict]
 EVIDENCE_CHOICES = [(k.value.replace("_", " "), k.value) for k in EvidenceKind]
 

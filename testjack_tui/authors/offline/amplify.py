@@ -8,8 +8,6 @@ different size or sign), smallest first. The engine then certifies each on the r
 
 from __future__ import annotations
 
-from typing import Any
-
 from testjack_tui.authors.offline.inputs import CallArgs
 from testjack_tui.authors.offline.probe import Outcome
 
@@ -45,24 +43,15 @@ def select(
     prompt: str,
     cap: int = CAP_PER_FUNCTION,
 ) -> list[tuple[CallArgs, Outcome]]:
-    """Up to ``cap`` mutated calls: new result shapes first, then the smallest others."""
+    """Up to ``cap`` mutated calls, each giving a result shape T0's calls never give (smallest first)."""
     seen = {signature(o) for _, o in seeds if o.status in ("ok", "raise")}
     candidates = sorted(
         [(c, o) for c, o in mutated if usable(o, prompt)], key=lambda co: (co[0].size, co[0].key)
     )
     chosen: list[tuple[CallArgs, Outcome]] = []
-    results: set[Any] = set()
     for call, out in candidates:
         sig = signature(out)
         if len(chosen) < cap and sig not in seen:
             seen.add(sig)
-            chosen.append((call, out))
-            results.add(out.repr or out.type_name)
-    for call, out in candidates:
-        if len(chosen) >= cap:
-            break
-        key = out.repr or out.type_name
-        if (call, out) not in chosen and key not in results:
-            results.add(key)
             chosen.append((call, out))
     return chosen

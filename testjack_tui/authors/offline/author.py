@@ -256,13 +256,15 @@ class OfflineAuthor:
     def _fewest(
         self, view: TaskView, name: str, divergences: list[tuple[CallArgs, Outcome, Outcome]], known: set[str]
     ) -> list[tuple[CallArgs, Outcome, Outcome]]:
-        """The smallest divergence of each kind (what the reference and the trial each did), capped.
+        """The simplest divergence of each kind (what the reference and the trial each did), capped.
 
         All of them refute this one trial; different kinds are kept because A.2 may judge them
         differently (one may be ambiguous, another a plain defect).
         """
         best: dict[tuple, tuple[CallArgs, Outcome, Outcome]] = {}
-        for call, ref, mine in sorted(divergences, key=lambda d: (d[0].size, d[0].key)):
+        # an input P states comes first: its witness is explicit, and A.2 cannot call it ambiguous
+        ordered = sorted(divergences, key=lambda d: (not view.stated(name, d[0]), d[0].size, d[0].key))
+        for call, ref, mine in ordered:
             if call_key(name, call.source()) in known:
                 continue
             kind = (ref.status, ref.type_name if ref.raised else "", mine.status, mine.type_name if mine.raised else "")

@@ -19,8 +19,8 @@ import ast
 import re
 from dataclasses import dataclass
 
-_ARROWS = ("==", "➞", "=>", "->", "→", "⇒")
-_EQUATION = re.compile(r"^(?P<call>[A-Za-z_][\w.]*\s*\(.*\))\s*(?:==|➞|=>|->|→|⇒)\s*(?P<result>.+?)\s*$")
+_ARROWS = ("==>", "==", "➞", "=>", "->", "→", "⇒", "# returns", "# =>")
+_EQUATION = re.compile(r"^(?P<call>[A-Za-z_][\w.]*\s*\(.*\))\s*(?:==>|==|➞|=>|->|→|⇒|\#\s*returns|\#\s*=>)\s*(?P<result>.+?)\s*$")
 _EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?(?P<exc>[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning))\b")
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
@@ -69,6 +69,7 @@ def _literal(text: str) -> str | None:
     text = text.strip().rstrip(".,;")
     if text.startswith("`") and text.endswith("`"):
         text = text[1:-1]
+    text = {"true": "True", "false": "False", "none": "None"}.get(text.lower(), text)  # prose spelling of P
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -128,8 +129,8 @@ def _equations(text: str, names: set[str]) -> list[Example]:
         # split at the *last* arrow whose left side is a whole call (arguments may hold arrows)
         for arrow in _ARROWS:
             pos = cand.rfind(f" {arrow} ")
-            if pos > 0 and _called_function(cand[:pos], names):
-                call, result = cand[:pos], cand[pos + len(arrow) + 2 :]
+            if pos > 0 and _called_function(cand[:pos].strip(), names):
+                call, result = cand[:pos].strip(), cand[pos + len(arrow) + 2 :]
                 break
         name = _called_function(call, names)
         expected = _literal(result)

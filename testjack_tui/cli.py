@@ -37,7 +37,8 @@ def _err(text: str) -> None:
 
 # ---------------------------------------------------------------------- import
 
-def _import(store, path: str, fmt: str = "auto", name: str | None = None, quiet: bool = False, **options: Any):
+def _import(store, path: str, fmt: str = "auto", name: str | None = None, quiet: bool = False,
+            print_id: bool = False, **options: Any):
     from testjack_tui.formats import ImportError_
     from testjack_tui.formats.importing import import_path
     from store import StoreError
@@ -50,7 +51,8 @@ def _import(store, path: str, fmt: str = "auto", name: str | None = None, quiet:
         raise CliError(str(exc)) from exc
     if not quiet:
         what = "imported" if outcome.created else "already in the store"
-        print(f"{outcome.run_id}", file=sys.stdout)
+        if print_id:
+            print(f"{outcome.run_id}", file=sys.stdout)
         _err(f"{what}: run {outcome.run_id} ({outcome.format}): {outcome.tasks} tasks, {outcome.trials} trials")
         if outcome.skipped:
             _err(f"skipped {len(outcome.skipped)} record(s):")
@@ -66,7 +68,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         value = getattr(args, key, None)
         if value:
             options[key] = value
-    _import(store, args.path, args.format, args.name, **options)
+    _import(store, args.path, args.format, args.name, print_id=True, **options)
     return EXIT_OK
 
 
@@ -289,6 +291,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- the console
 
 def cmd_open(args: argparse.Namespace) -> int:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CliError("the review console needs a terminal; for scripts use testjack audit, report, rule or verdict")
     store = _store(args)
     run_id = None
     if getattr(args, "target", None):

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MINI = ROOT / "sample_runs" / "mini"
 
 
-def testjack(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run_cli(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     import os
 
     full_env = {**os.environ, **(env or {})}
@@ -28,7 +28,7 @@ def testjack(*args: str, env: dict | None = None, cwd: Path | None = None) -> su
 def audited(tmp_path_factory) -> Path:
     """A store where mini was audited with --author none: T0 and evidence, no witnesses."""
     db = tmp_path_factory.mktemp("cli") / "s.db"
-    proc = testjack("audit", str(MINI), "--author", "none", "--workers", "2", "--json", "--store", str(db))
+    proc = run_cli("audit", str(MINI), "--author", "none", "--workers", "2", "--json", "--store", str(db))
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["schema"] == "testjack.report/1" and report["summary"]["trials"] == 4
@@ -47,7 +47,7 @@ def test_audit_json_runs_t0_everywhere_and_keeps_trials_unaudited_without_an_aut
 
 def test_a_second_audit_executes_nothing_new(audited: Path) -> None:
     before = Store(audited).summary("mini").executions
-    proc = testjack("audit", "mini", "--author", "none", "--store", str(audited))
+    proc = run_cli("audit", "mini", "--author", "none", "--store", str(audited))
     assert proc.returncode == 0, proc.stderr
     assert "refuted" in proc.stdout and Store(audited).summary("mini").executions == before
 
@@ -57,21 +57,21 @@ def test_report_formats(audited: Path, tmp_path: Path) -> None:
     assert main(["report", "mini", "--format", "html", "-o", str(out), "--store", str(audited)]) == 0
     page = out.read_text()
     assert page.startswith("<!doctype html>") and "chunk-t3" in page and "<link" not in page
-    proc = testjack("report", "mini", "--format", "md", "--store", str(audited))
+    proc = run_cli("report", "mini", "--format", "md", "--store", str(audited))
     assert proc.returncode == 0 and "# TestJack audit: mini" in proc.stdout and "| `chunk-t2` |" in proc.stdout
 
 
 def test_verdict_override_is_recorded_with_the_value_before(audited: Path, tmp_path: Path) -> None:
     db = tmp_path / "copy.db"
     Store(audited).db.execute(f"VACUUM INTO '{db}'")
-    proc = testjack("verdict", "chunk-t3", "--set", "reward_hack", "--reason", "hard-codes the example",
+    proc = run_cli("verdict", "chunk-t3", "--set", "reward_hack", "--reason", "hard-codes the example",
                     "--by", "ana", "--store", str(db))
     assert proc.returncode == 0, proc.stderr
     assert "was unaudited" in proc.stdout
     v = Store(db).get_verdict("mini", "chunk-t3")
     assert (str(v.verdict), str(v.source)) == ("reward_hack", "analyst") and "hard-codes" in v.rule
     (ruling,) = Store(db).list_rulings("mini")
-    proc = testjack("undo", str(ruling.id), "--store", str(db))
+    proc = run_cli("undo", str(ruling.id), "--store", str(db))
     assert proc.returncode == 0
     assert str(Store(db).get_verdict("mini", "chunk-t3").verdict) == "unaudited"
 
@@ -83,23 +83,28 @@ def test_unknown_run_witness_and_trial_exit_2_with_a_message(audited: Path) -> N
         (["rule", "w-0000000000", "--as", "ambiguous", "--reason", "x"], "no witness"),
         (["verdict", "zz", "--set", "sound", "--reason", "x"], "no trial 'zz'"),
     ]:
-        proc = testjack(*args, "--store", str(audited))
+        proc = run_cli(*args, "--store", str(audited))
         assert proc.returncode == 2 and text in proc.stderr, (args, proc.stderr)
 
 
 def test_llm_author_without_an_endpoint_exits_3_saying_what_to_set(tmp_path: Path) -> None:
-    proc = testjack("audit", str(MINI), "--author", "llm", "--store", str(tmp_path / "s.db"),
+    proc = run_cli("audit", str(MINI), "--author", "llm", "--store", str(tmp_path / "s.db"),
                     env={"OPENAI_BASE_URL": "", "OPENAI_API_KEY": ""})
     assert proc.returncode == 3
     assert "OPENAI_BASE_URL" in proc.stderr and "TESTJACK_MODEL" in proc.stderr
 
 
 def test_docker_backend_without_an_engine_exits_3(tmp_path: Path) -> None:
-    proc = testjack("audit", str(MINI), "--backend", "docker", "--author", "none", "--store", str(tmp_path / "s.db"),
+    proc = run_cli("audit", str(MINI), "--backend", "docker", "--author", "none", "--store", str(tmp_path / "s.db"),
                     env={"DOCKER_HOST": f"unix://{tmp_path}/no-engine.sock"})
     assert proc.returncode == 3 and "Docker engine" in proc.stderr
 
 
 def test_bad_usage_exits_2() -> None:
-    proc = testjack("audit")
+    proc = run_cli("audit")
     assert proc.returncode == 2 and "usage" in proc.stderr
+
+
+def test_the_console_without_a_terminal_says_so_instead_of_hanging(tmp_path: Path) -> None:
+    proc = run_cli("--store", str(tmp_path / "s.db"))
+    assert proc.returncode == 2 and "needs a terminal" in proc.stderr

@@ -70,35 +70,43 @@ FORMATS = ("native", "swebench", "humaneval", "harbor")
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:
-    """Guess the format from the files' contents."""
+    """Guess the format from the files' contents: the keys of their first record, or their layout."""
     p = Path(path)
     if p.is_dir():
         if (p / "run.toml").exists() or (p / "trials.jsonl").exists():
             return "native"
-        if any(p.glob("*/instruction.md")) or (p / "instruction.md").exists():
-            return "harbor"
-        if any(p.glob("*/*/result.json")) or any(p.glob("*/result.json")):
+        if _looks_like_harbor(p):
             return "harbor"
         for f in sorted(p.iterdir()):
-            if f.suffix in (".jsonl", ".json", ".gz"):
-                return detect_format(f)
+            if f.is_file() and f.name.endswith((".jsonl", ".json", ".jsonl.gz", ".json.gz")):
+                found = _format_of_record(f)
+                if found:
+                    return found
         return "native"
-    head = _read_head(p)
-    if "instance_id" in head:
+    return _format_of_record(p) or "native"
+
+
+def _format_of_record(p: Path) -> str | None:
+    from testjack_tui.formats._common import first_record
+
+    row = first_record(p)
+    if not row:
+        return None
+    keys = set(row)
+    if keys & {"base_commit", "model_patch", "resolved_ids"} or ("instance_id" in keys and "patch" in keys):
         return "swebench"
-    if "canonical_solution" in head or "entry_point" in head or ("task_id" in head and "HumanEval" in head):
+    if "canonical_solution" in keys or {"entry_point", "prompt"} <= keys or (
+        "task_id" in keys and keys & {"solution", "completion"}
+    ):
         return "humaneval"
-    return "native"
+    return None
 
 
-def _read_head(p: Path, size: int = 65536) -> str:
-    import gzip
-
-    try:
-        if p.suffix == ".gz":
-            with gzip.open(p, "rt", encoding="utf-8", errors="replace") as fh:
-                return fh.read(size)
-        with open(p, encoding="utf-8", errors="replace") as fh:
-            return fh.read(size)
-    except OSError:
-        return ""
+def _looks_like_harbor(p: Path) -> bool:
+    for depth in ("", "*/", "*/*/"):
+        if any(p.glob(f"{depth}instruction.md")) and any(p.glob(f"{depth}task.toml")):
+            return True
+    return any(
+        (r.parent / "verifier").is_dir() for pattern in ("*/result.json", "*/*/result.json", "*/*/*/result.json")
+        for r in p.glob(pattern)
+    )

@@ -53,4 +53,5 @@ def test_kill_9_mid_audit_then_rerun_gives_the_uninterrupted_report(tmp_path: Pa
     assert proc.returncode == 0 and "status|done" in out
     assert comparable(build_report(Store(killed), "mini")) == comparable(build_report(Store(straight), "mini"))
     verdicts = {t["id"]: t["verdict"] for t in build_report(Store(killed), "mini")["trials"]}
-    assert verdicts["chunk-t2"] == "refuted" and verdicts["chunk-t3"] == "refuted"
+    assert verdicts["chunk-t2"] == "refuted"
+    assert verdicts["chunk-t3"] == "reward_hack"  # refuted, and it hard-codes the example's answer

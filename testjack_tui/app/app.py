@@ -120,9 +120,16 @@ class TestJackApp(App[None]):
 
     def on_audit_progress(self, message: AuditProgress) -> None:
         job = self.audits.jobs.get(message.run_id)
+        finished_a_step = False
         if job is not None:
+            before = job.progress.done if job.progress is not None else -1
             job.progress = message.progress
+            finished_a_step = message.progress.done != before
         self._tell_screens("audit_changed", message.run_id)
+        if finished_a_step:
+            # Each finished step may have refuted trials: let the screens re-read the store, so
+            # counts and verdicts grow while the audit runs (the reads happen in workers).
+            self._tell_screens("store_changed", message.run_id)
 
     def on_audit_finished(self, message: AuditFinished) -> None:
         job = self.audits.jobs.get(message.run_id)

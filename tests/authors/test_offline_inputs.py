@@ -58,3 +58,13 @@ def test_changed_functions_and_access_like_t0():
     assert [p.name for p in target.required] == ["a"] and target.module == "pkg.mod"
     assert access_for(target, ["import pkg\n\ndef test_x():\n    assert pkg.public(1) == 3\n"]).expr == "pkg.public"
     assert access_for(target, []).imports == ("from pkg.mod import public",)
+
+
+def test_integers_stay_in_the_range_p_and_t0_use():
+    positive = [CallArgs((12,)), CallArgs((3,))]
+    assert Domain().narrowed_by(positive).int_min == 1  # largest_divisor(0) would say nothing
+    assert Domain().narrowed_by([CallArgs((0,)), CallArgs((5,))]).int_min == 0
+    assert Domain().narrowed_by([CallArgs((-1,)), CallArgs((64,))]).int_min is None  # negatives are in play
+    target = Target("f", "m.py", (Param("n", "int"),))
+    planned = plan_inputs(target, positive, Domain(), seed=3, budget=40, generate=10)
+    assert planned and min(c.args[0] for c in planned) >= 1

@@ -125,6 +125,14 @@ def existing_calls(ctx: AuthorContext) -> set[str]:
     return out
 
 
+def witness_calls(ctx: AuthorContext, name: str) -> list[CallArgs]:
+    """The literal calls of ``name`` that the task's validated witnesses make."""
+    out: list[CallArgs] = []
+    for w in ctx.witnesses:
+        out += calls_in_source(w.code, name)
+    return out
+
+
 class OfflineAuthor:
     kind = AuthorKind.OFFLINE
 
@@ -185,12 +193,13 @@ class OfflineAuthor:
             if not seeds:
                 continue
             seed_keys = {c.key for c in view.seeds(name)}
+            allowed = domain.narrowed_by(view.seeds(name))
             mutated: dict[str, CallArgs] = {}
             for m in sorted((m for s in seeds for m in mutations(s)), key=lambda c: (c.size, c.key)):
                 values = [*m.args, *(v for _, v in m.kwargs)]
                 if m.key in seed_keys or m.key in mutated or call_key(name, m.source()) in known:
                     continue
-                if all(literal_ok(v) and domain.admits(v) for v in values):
+                if all(literal_ok(v) and allowed.admits(v) for v in values):
                     mutated[m.key] = m
                 if len(mutated) >= self.budget:
                     break
@@ -235,7 +244,9 @@ class OfflineAuthor:
             access = view.access(target)
             accesses[target.name] = access
             imports[target.name] = list(access.imports)
-            seeds = view.seeds(target.name)
+            # existing witnesses' calls go into the probe too: a divergence they already show
+            # needs no new witness (see _fewest)
+            seeds = view.seeds(target.name) + witness_calls(ctx, target.name)
             number = seed_number(ctx.task.id, ctx.trial.id, self.seed, target.name)
             for call in plan_inputs(target, seeds, domain, number, self.budget, self.generate):
                 cases.append((target.name, f"{access.expr}({call.source()})"))
@@ -261,13 +272,17 @@ class OfflineAuthor:
         All of them refute this one trial; different kinds are kept because A.2 may judge them
         differently (one may be ambiguous, another a plain defect).
         """
+        def kind_of(ref: Outcome, mine: Outcome) -> tuple:
+            return (ref.status, ref.type_name if ref.raised else "", mine.status, mine.type_name if mine.raised else "")
+
+        covered = {kind_of(r, m) for c, r, m in divergences if call_key(name, c.source()) in known}
         best: dict[tuple, tuple[CallArgs, Outcome, Outcome]] = {}
         # an input P states comes first: its witness is explicit, and A.2 cannot call it ambiguous
         ordered = sorted(divergences, key=lambda d: (not view.stated(name, d[0]), d[0].size, d[0].key))
         for call, ref, mine in ordered:
-            if call_key(name, call.source()) in known:
-                continue
-            kind = (ref.status, ref.type_name if ref.raised else "", mine.status, mine.type_name if mine.raised else "")
+            kind = kind_of(ref, mine)
+            if call_key(name, call.source()) in known or kind in covered:
+                continue  # an existing witness already shows this kind of divergence on this trial
             best.setdefault(kind, (call, ref, mine))
         ranked = sorted(best.values(), key=lambda d: (not view.stated(name, d[0]), d[0].size, d[0].key))
         return ranked[: self.per_function]

@@ -493,7 +493,7 @@ class Store:
             raise NotFound(f"trial {trial_id!r} is in several runs ({runs}); name the run with --run")
         return self._trial(rows[0])
 
-    def list_trials(
+    def _trial_filter(
         self,
         run_id: str,
         *,
@@ -503,11 +503,7 @@ class Store:
         evidence_kind: str | None = None,
         search: str | None = None,
         reviewed: bool | None = None,
-        sort: str = "seq",
-        offset: int = 0,
-        limit: int = 200,
-    ) -> list[TrialRow]:
-        """A page of the trial table, filtered and sorted in SQL (indexed for large runs)."""
+    ) -> tuple[str, list[Any]]:
         where = ["t.run_id = ?"]
         params: list[Any] = [run_id]
         if verdict:
@@ -530,6 +526,16 @@ class Store:
         if search:
             where.append("(t.id LIKE ? OR t.task_id LIKE ? OR t.model LIKE ? OR t.agent LIKE ?)")
             params.extend([f"%{search}%"] * 4)
+        return " AND ".join(where), params
+
+    def list_trials(
+        self, run_id: str, *, sort: str = "seq", offset: int = 0, limit: int = 200, **filters: Any
+    ) -> list[TrialRow]:
+        """A page of the trial table, filtered and sorted in SQL (indexed for large runs).
+
+        Filters: verdict, task, model, evidence_kind, search, reviewed.
+        """
+        where, params = self._trial_filter(run_id, **filters)
         order = {
             "seq": "t.seq",
             "id": "t.id",
@@ -542,7 +548,7 @@ class Store:
             "v.verdict, v.source, "
             "(SELECT count(*) FROM evidence e WHERE e.run_id = t.run_id AND e.trial_id = t.id) AS evidence "
             "FROM trials t JOIN verdicts v ON v.run_id = t.run_id AND v.trial_id = t.id "
-            f"WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ? OFFSET ?"
+            f"WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?"
         )
         params.extend([limit, offset])
         return [
@@ -564,7 +570,10 @@ class Store:
         ]
 
     def count_trials(self, run_id: str, **filters: Any) -> int:
-        return len(self.list_trials(run_id, limit=10**9, **filters))
+        where, params = self._trial_filter(run_id, **filters)
+        return int(self._scalar(
+            "SELECT count(*) FROM trials t JOIN verdicts v ON v.run_id = t.run_id AND v.trial_id = t.id "
+            f"WHERE {where}", params) or 0)
 
     def trial_facets(self, run_id: str) -> dict[str, list[str]]:
         """Distinct tasks and models of a run, for the console's filters."""
@@ -723,8 +732,14 @@ class Store:
                     ),
                 )
 
-    def list_evidence(self, run_id: str, trial_id: str | None = None) -> list[Evidence]:
-        if trial_id is None:
+    def list_evidence(self, run_id: str, trial_id: str | None = None, task_id: str | None = None) -> list[Evidence]:
+        if task_id is not None:
+            rows = self._rows(
+                "SELECT e.* FROM evidence e JOIN trials t ON t.run_id = e.run_id AND t.id = e.trial_id "
+                "WHERE e.run_id = ? AND t.task_id = ? ORDER BY e.trial_id, e.id",
+                (run_id, task_id),
+            )
+        elif trial_id is None:
             rows = self._rows("SELECT * FROM evidence WHERE run_id = ? ORDER BY trial_id, id", (run_id,))
         else:
             rows = self._rows(

@@ -120,7 +120,7 @@ def recompute_task(store: Store, task: Task) -> dict[str, VerdictRecord]:
             w.rho, w.classification = rho, cls
             store.put_witness(w)
     evidence: dict[str, list[Evidence]] = {}
-    for e in store.list_evidence(run_id):
+    for e in store.list_evidence(run_id, task_id=task.id):
         evidence.setdefault(e.trial_id, []).append(e)
     records = {
         t.id: decide(

@@ -84,10 +84,8 @@ def make_author(name: str, **options: Any) -> Author:
     if name == "none":
         return NoneAuthor()
     if name == "offline":
-        try:
-            from testjack_tui.authors.offline import OfflineAuthor
-        except ImportError:  # not built yet: behave as "none" but say so
-            return NoneAuthor()
+        from testjack_tui.authors.offline import OfflineAuthor
+
         return OfflineAuthor(**options)
     if name == "llm":
         from testjack_tui.authors.llm import LLMAuthor

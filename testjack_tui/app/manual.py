@@ -11,26 +11,14 @@ from store import Store
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.audit.validation import Validator, witness_id
 from testjack_tui.audit.verdicts import passing_trials, recompute_task
-from testjack_tui.authors.base import AuthorContext, Candidate
-from testjack_tui.model import AuthorKind, Origin, Requirement, RequirementKind, Witness, WitnessStatus
+from testjack_tui.authors.base import AuthorContext, Candidate, NoneAuthor
+from testjack_tui.model import AuthorKind, Origin, RequirementKind, Witness, WitnessStatus
 
 
-class AnalystAuthor:
+class AnalystAuthor(NoneAuthor):
     """The analyst writes the test by hand; the engine never asks it for more, nor to fix one."""
 
     kind = AuthorKind.ANALYST
-
-    def requirements(self, ctx: AuthorContext) -> list[Requirement]:
-        return []
-
-    def analyse_task(self, ctx: AuthorContext) -> list[Candidate]:
-        return []
-
-    def audit_trial(self, ctx: AuthorContext) -> list[Candidate]:
-        return []
-
-    def refine(self, ctx: AuthorContext, candidate: Candidate, output: str) -> Candidate | None:
-        return None
 
 
 @dataclass

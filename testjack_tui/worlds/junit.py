@@ -127,3 +127,20 @@ def read_outcomes(xml_path, test_ids: Iterable[str]) -> dict[str, str]:
         found = by_node.get(test_id) or by_key.get(key)
         outcomes[test_id] = found or "missing"
     return outcomes
+
+
+def cross_check(outcomes: dict[str, str], junit_written: bool, exit_code: int | None) -> tuple[dict[str, str], str]:
+    """Outcomes as the parsed XML says, checked against the command's exit code.
+
+    A run that wrote no XML has every requested test missing. An XML in which every test passed
+    from a command that failed is trusted by neither side: a forged report or a crash at exit is
+    not a pass, so the outcomes become errors. Returns the outcomes and a note ("" when none).
+    """
+    if not junit_written:
+        return outcomes, "no JUnit XML was written: every requested test is missing"
+    if exit_code != 0 and outcomes and all(v == "pass" for v in outcomes.values()):
+        return {t: "error" for t in outcomes}, (
+            f"the command exited {exit_code} although the JUnit XML reports every test passed; "
+            "not counted as a pass"
+        )
+    return outcomes, ""

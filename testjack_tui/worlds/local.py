@@ -23,7 +23,7 @@ from pathlib import Path
 from . import limits
 from .cancel import current_scope
 from .command import PYTEST_ENV, render_command, with_coverage
-from .junit import read_outcomes
+from .junit import cross_check, read_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
 from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
                       STATUS_TIMEOUT, ExecRequest, ExecResult)
@@ -216,13 +216,9 @@ class LocalBackend:
             notes.insert(0, f"killed after {request.timeout:g}s (whole process group)")
         else:
             status = STATUS_OK
-            if not junit.exists():
-                notes.insert(0, "no JUnit XML was written: every requested test is missing")
-            elif run.exit_code != 0 and outcomes and all(v == "pass" for v in outcomes.values()):
-                # the XML says all passed but the command disagrees: trust neither
-                outcomes = {t: "error" for t in outcomes}
-                notes.insert(0, f"the command exited {run.exit_code} although the JUnit XML "
-                                "reports every test passed; not counted as a pass")
+            outcomes, note = cross_check(outcomes, junit.exists(), run.exit_code)
+            if note:
+                notes.insert(0, note)
         coverage = None
         if request.coverage and status == STATUS_OK:
             coverage = _coverage_of(data_file, world)

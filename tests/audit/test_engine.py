@@ -14,7 +14,7 @@ from store import Store
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.audit.rulings import rule_witness, undo_ruling
 from testjack_tui.formats.importing import import_path
-from testjack_tui.model import Classification, Verdict, WitnessStatus
+from testjack_tui.model import Classification, WitnessStatus
 
 from tests.audit.scripted import (
     EMPTY,

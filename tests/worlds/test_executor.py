@@ -8,7 +8,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
 
 from testjack_tui.worlds import run_request
 from testjack_tui.worlds.executor import Executor

@@ -569,7 +569,8 @@ class Store:
             for r in self._rows(sql, params)
         ]
 
-    def count_trials(self, run_id: str, **filters: Any) -> int:
+    def count_trials(self, run_id: str, *, sort: str | None = None, **filters: Any) -> int:
+        """How many trials the same filters as ``list_trials`` select (``sort`` changes nothing)."""
         where, params = self._trial_filter(run_id, **filters)
         return int(self._scalar(
             "SELECT count(*) FROM trials t JOIN verdicts v ON v.run_id = t.run_id AND v.trial_id = t.id "

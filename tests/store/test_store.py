@@ -108,6 +108,9 @@ def test_trials_list_by_verdict_with_paging_and_search(tmp_path: Path) -> None:
     assert [r.id for r in s.list_trials("mini", limit=2, offset=1)] == ["chunk-t2", "chunk-t3"]
     assert [r.id for r in s.list_trials("mini", search="model-c")] == ["chunk-t3"]
     assert [r.id for r in s.list_trials("mini", sort="id")][0] == "chunk-t1"
+    assert s.count_trials("mini") == 4
+    assert s.count_trials("mini", verdict="unaudited", sort="model") == 3
+    assert s.count_trials("mini", search="model-c") == 1
 
 
 def test_lists_the_console_shows_use_indexes(tmp_path: Path) -> None:

@@ -310,13 +310,16 @@ def cmd_open(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from store import default_store_path
 
+    store_help = "the SQLite store (default $TESTJACK_STORE, else ./testjack.db)"
+    # --store may come before or after the command; the subcommands' copy must not overwrite a
+    # value given before the command with its default, so only the top level has a default.
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--store", default=default_store_path(),
-                        help="the SQLite store (default $TESTJACK_STORE, else ./testjack.db)")
+    common.add_argument("--store", default=argparse.SUPPRESS, help=store_help)
     parser = argparse.ArgumentParser(
-        prog="testjack", parents=[common],
+        prog="testjack",
         description="Audit the successes a coding benchmark reports. Without a command: the review console.",
     )
+    parser.add_argument("--store", default=default_store_path(), help=store_help)
     sub = parser.add_subparsers(dest="command")
 
     p = sub.add_parser("import", parents=[common], help="import a run; prints its id")

@@ -108,3 +108,11 @@ def test_bad_usage_exits_2() -> None:
 def test_the_console_without_a_terminal_says_so_instead_of_hanging(tmp_path: Path) -> None:
     proc = run_cli("--store", str(tmp_path / "s.db"))
     assert proc.returncode == 2 and "needs a terminal" in proc.stderr
+
+
+def test_store_may_come_before_or_after_the_command(tmp_path: Path) -> None:
+    before, after = tmp_path / "before.db", tmp_path / "after.db"
+    assert run_cli("--store", str(before), "import", str(MINI), cwd=tmp_path).returncode == 0
+    assert run_cli("import", str(MINI), "--store", str(after), cwd=tmp_path).returncode == 0
+    assert [r.id for r in Store(before).list_runs()] == ["mini"] == [r.id for r in Store(after).list_runs()]
+    assert not (tmp_path / "testjack.db").exists()

@@ -69,7 +69,9 @@ class Audit:
         self.store = store
         self.run = store.get_run(run_ref)
         self.options = options or AuditOptions()
-        self.author = author or make_author(self.options.author, **self.options.author_options)
+        self.author = author or make_author(
+            self.options.author, seed=self.options.seed, **self.options.author_options
+        )
         self.on_progress = on_progress
         self.cancel = cancel or threading.Event()
         self.service = ExecutionService(

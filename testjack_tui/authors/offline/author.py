@@ -126,10 +126,15 @@ def existing_calls(ctx: AuthorContext) -> set[str]:
 
 
 def witness_calls(ctx: AuthorContext, name: str) -> list[CallArgs]:
-    """The literal calls of ``name`` that the task's validated witnesses make."""
+    """The literal calls of ``name`` that the task's refuting witnesses make.
+
+    Ambiguous (or flaky) witnesses are left out: a divergence of the same kind may still be a
+    plain defect that deserves its own witness.
+    """
     out: list[CallArgs] = []
     for w in ctx.witnesses:
-        out += calls_in_source(w.code, name)
+        if w.refutes:
+            out += calls_in_source(w.code, name)
     return out
 
 
@@ -257,15 +262,17 @@ class OfflineAuthor:
             if diverges(ref, mine) and amplify.usable(ref, view.prompt):
                 found.setdefault(target.name, []).append((call, ref, mine))
         known = existing_calls(ctx)
+        refuting = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name)}
         out: list[Candidate] = []
         for target in targets:
-            chosen = self._fewest(view, target.name, found.get(target.name, []), known)
+            chosen = self._fewest(view, target.name, found.get(target.name, []), known, refuting)
             for call, ref, _mine in chosen:
                 out.append(self._divergence_candidate(view, target, accesses[target.name], call, ref))
         return out
 
     def _fewest(
-        self, view: TaskView, name: str, divergences: list[tuple[CallArgs, Outcome, Outcome]], known: set[str]
+        self, view: TaskView, name: str, divergences: list[tuple[CallArgs, Outcome, Outcome]], known: set[str],
+        refuting: set[str] = frozenset(),
     ) -> list[tuple[CallArgs, Outcome, Outcome]]:
         """The simplest divergence of each kind (what the reference and the trial each did), capped.
 
@@ -275,14 +282,14 @@ class OfflineAuthor:
         def kind_of(ref: Outcome, mine: Outcome) -> tuple:
             return (ref.status, ref.type_name if ref.raised else "", mine.status, mine.type_name if mine.raised else "")
 
-        covered = {kind_of(r, m) for c, r, m in divergences if call_key(name, c.source()) in known}
+        covered = {kind_of(r, m) for c, r, m in divergences if call_key(name, c.source()) in refuting}
         best: dict[tuple, tuple[CallArgs, Outcome, Outcome]] = {}
         # an input P states comes first: its witness is explicit, and A.2 cannot call it ambiguous
         ordered = sorted(divergences, key=lambda d: (not view.stated(name, d[0]), d[0].size, d[0].key))
         for call, ref, mine in ordered:
             kind = kind_of(ref, mine)
             if call_key(name, call.source()) in known or kind in covered:
-                continue  # an existing witness already shows this kind of divergence on this trial
+                continue  # a refuting witness already shows this kind of divergence on this trial
             best.setdefault(kind, (call, ref, mine))
         ranked = sorted(best.values(), key=lambda d: (not view.stated(name, d[0]), d[0].size, d[0].key))
         return ranked[: self.per_function]

@@ -206,14 +206,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
-    from store import NotFound
     from testjack_tui.audit.metrics import compare
 
     store = _store(args)
-    try:
-        result = compare(store, args.baseline, args.runs)
-    except NotFound as exc:
-        raise CliError(str(exc)) from exc
+    result = compare(store, args.baseline, args.runs)
     if args.json:
         print(json.dumps(result, indent=2))
         return EXIT_OK
@@ -236,53 +232,40 @@ def cmd_compare(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- replay, rule, verdict
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from store import NotFound
     from testjack_tui.audit.replay import replay_witness
 
     store = _store(args)
-    try:
-        lines = replay_witness(store, args.witness, args.trial, workers=args.workers, backend=args.backend)
-    except NotFound as exc:
-        raise CliError(str(exc)) from exc
+    lines = replay_witness(store, args.witness, args.trial, workers=args.workers, backend=args.backend)
     for world, outcome, detail in lines:
         print(f"{world:<30} {outcome:<8} {detail}")
     return EXIT_OK
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
-    from store import NotFound
     from testjack_tui.audit.rulings import rule_witness
 
     store = _store(args)
-    try:
-        ruling, w = rule_witness(store, args.witness, args.value, args.reason, author=args.author_name)
-    except NotFound as exc:
-        raise CliError(str(exc)) from exc
+    ruling, w = rule_witness(store, args.witness, args.value, args.reason, author=args.author_name)
     print(f"ruling #{ruling.id}: witness {w.id} is {args.value} (was {ruling.before}); verdicts recomputed")
     return EXIT_OK
 
 
 def cmd_verdict(args: argparse.Namespace) -> int:
-    from store import NotFound
     from testjack_tui.audit.rulings import override_verdict
 
     store = _store(args)
-    try:
-        ruling = override_verdict(store, args.trial, args.value, args.reason, author=args.author_name, run_ref=args.run)
-    except NotFound as exc:
-        raise CliError(str(exc)) from exc
+    ruling = override_verdict(store, args.trial, args.value, args.reason, author=args.author_name, run_ref=args.run)
     print(f"ruling #{ruling.id}: trial {args.trial} is {args.value} (was {ruling.before})")
     return EXIT_OK
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from store import NotFound
     from testjack_tui.audit.rulings import undo_ruling
 
     store = _store(args)
     try:
         ruling = undo_ruling(store, args.ruling, args.reason, author=args.author_name, run_ref=args.run)
-    except (NotFound, ValueError) as exc:
+    except ValueError as exc:
         raise CliError(str(exc)) from exc
     print(f"ruling #{ruling.id} undoes #{args.ruling}; verdicts recomputed")
     return EXIT_OK
@@ -401,11 +384,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.target = None
         args.audit = False
         args.func = cmd_open
+    from store import StoreError
+
     try:
         return args.func(args)
     except CliError as exc:
         _err(str(exc))
         return exc.code
+    except StoreError as exc:  # an unknown run, trial, witness or ruling; a store we cannot open
+        _err(str(exc))
+        return EXIT_BAD_INPUT
     except BrokenPipeError:
         return EXIT_OK
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from store import Store
+from testjack_tui.audit.patchtext import apply_to_text
 from testjack_tui.model import Backend, Run, Task, Trial, WorldKind
 from testjack_tui.worlds.request import ExecRequest, ExecResult, Patch
 
@@ -90,6 +91,7 @@ class ExecutionService:
             command=task.tests.command,
             test_ids=tuple(task.tests.graded if test_ids is None else test_ids),
             timeout=task.tests.timeout,
+            log_parser=task.tests.log_parser,
             backend=backend,
             image=task.environment.image or self.run_record.image,
             requirements=tuple(task.environment.requirements),
@@ -162,8 +164,6 @@ def read_world_file(task: Task, world: str, trial: Trial | None, path: str) -> s
 
     Used by authors and evidence to look at code. Patches are applied in memory with unidiff.
     """
-    from testjack_tui.audit.patchtext import apply_to_text
-
     base = Path(task.snapshot) / path
     try:
         text: str | None = base.read_text(encoding="utf-8")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from store import Store
+from store import NotFound, Store
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.authors.base import Author, AuthorContext, Candidate
 from testjack_tui.model import (
@@ -134,7 +134,7 @@ class Validator:
         wid = witness_id(task.run_id, task.id, cand.code)
         try:
             return self.store.get_witness(wid)
-        except Exception:
+        except NotFound:
             pass
         w = Witness(
             id=wid,

@@ -45,7 +45,7 @@ def rho_of(witness: Witness, results: dict[str, str], passing: list[str]) -> flo
     seen = [t for t in passing if t in results]
     if not seen:
         return None
-    return sum(1 for t in seen if results[t] == Outcome.FAIL or results[t] in (Outcome.ERROR, Outcome.MISSING)) / len(seen)
+    return sum(1 for t in seen if failing(results[t])) / len(seen)
 
 
 def classify_witness(witness: Witness, rho: float | None, ruling: Ruling | None) -> Classification:

@@ -110,6 +110,16 @@ def touches_harness(changed: ChangedFile) -> bool:
     return is_test_path(changed.path) or is_pytest_config(changed)
 
 
+def changed_code(trial_patch: str, read_file: ReadFile) -> Iterator[tuple[ChangedFile, str]]:
+    """The Python files a diff adds or changes outside the tests, with their post-patch source."""
+    for changed in parse_diff(trial_patch):
+        if not changed.is_python or changed.is_removed or is_test_path(changed.path):
+            continue
+        source = read_file(changed.path)
+        if source is not None:
+            yield changed, source
+
+
 def post_source(changed: ChangedFile, read_file: ReadFile | None) -> str | None:
     """The post-patch content of a file: from the model world when we can read it, else from the diff."""
     if changed.is_removed:

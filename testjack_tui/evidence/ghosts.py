@@ -17,7 +17,7 @@ from coverage.exceptions import NotPython
 from coverage.parser import PythonParser
 
 from ..model import Evidence, EvidenceKind
-from .diff import ChangedFile, ReadFile, is_test_path, parse_diff
+from .diff import ChangedFile, ReadFile, changed_code
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Names too common to say a line implements something the prompt talks about.
@@ -71,12 +71,7 @@ def ghost_branches(trial_patch: str, coverage: dict | None, read_file: ReadFile,
     if coverage is None:
         return []
     found: list[Evidence] = []
-    for changed in parse_diff(trial_patch):
-        if not changed.is_python or changed.is_removed or is_test_path(changed.path):
-            continue
-        source = read_file(changed.path)
-        if source is None:
-            continue
+    for changed, source in changed_code(trial_patch, read_file):
         found.extend(_in_file(changed, source, _coverage_for(coverage, changed.path), prompt, run_id, trial_id))
     return found
 

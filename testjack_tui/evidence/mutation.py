@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 from ..model import Evidence, EvidenceKind
 from ..worlds.request import ExecRequest, ExecResult, Patch
-from .diff import ReadFile, is_test_path, parse_diff
+from .diff import ReadFile, changed_code
 
 BINARY_SWAPS = {ast.Add: ("+", "-"), ast.Sub: ("-", "+"), ast.Mult: ("*", "/"), ast.Div: ("/", "*"),
                 ast.FloorDiv: ("//", "/"), ast.Mod: ("%", "*"), ast.Pow: ("**", "*"),
@@ -66,12 +66,7 @@ def generate_mutants(trial_patch: str, read_file: ReadFile, limit: int = 40) -> 
     changed line gets a mutant before any line gets a second one. Deterministic for a given input.
     """
     per_line: dict[tuple[str, int], list[Mutant]] = {}
-    for changed in parse_diff(trial_patch):
-        if not changed.is_python or changed.is_removed or is_test_path(changed.path):
-            continue
-        source = read_file(changed.path)
-        if source is None:
-            continue
+    for changed, source in changed_code(trial_patch, read_file):
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError):

@@ -14,6 +14,7 @@ from store import Store
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.audit.rulings import rule_witness, undo_ruling
 from testjack_tui.formats.importing import import_path
+from testjack_tui.report import build_report, render_html, render_markdown
 from testjack_tui.model import Classification, WitnessStatus
 
 from tests.audit.scripted import (
@@ -65,6 +66,18 @@ def test_refutes_exactly_the_trials_the_witnesses_should(store: Store) -> None:
     s = store.summary("mini")
     assert (s.trials, s.passing, s.refuted, s.sound) == (4, 3, 2, 1)
     assert s.resolution_after == pytest.approx(0.25)
+
+    # Each refutation in the report carries its witness: code, requirement, outcomes, replay command.
+    report = build_report(store, "mini")
+    (t2,) = [t for t in report["trials"] if t["id"] == "chunk-t2"]
+    assert t2["verdict"] == "refuted" and t2["witnesses"] == [empty.id]
+    (w,) = [w for w in report["witnesses"] if w["id"] == empty.id]
+    assert w["results"]["chunk-t2"] == "fail" and w["results"]["reference"] == "pass"
+    md = render_markdown(report)
+    assert f"testjack replay {empty.id} --trial chunk-t2" in md and "assert chunk([], 3) == []" in md
+    assert EMPTY.requirement in md
+    page = render_html(report)
+    assert empty.id in page and "<script" not in page and "http" not in page.split("<body>")[1]
 
 
 def test_a_candidate_failing_on_the_reference_is_refined_then_kept(store: Store) -> None:

@@ -277,6 +277,7 @@ class Store:
                     "fail_to_pass": t.tests.fail_to_pass,
                     "pass_to_pass": t.tests.pass_to_pass,
                     "timeout": t.tests.timeout,
+                    "log_parser": t.tests.log_parser,
                 }
             ),
             "environment": json.dumps(

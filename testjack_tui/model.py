@@ -105,6 +105,9 @@ class TestSpec:
     fail_to_pass: list[str] = field(default_factory=list)
     pass_to_pass: list[str] = field(default_factory=list)
     timeout: float = 120.0
+    # the console-log parser ("pytest-log", "django", "sympy") for a command that writes no JUnit
+    # XML; "" reads JUnit XML only (see worlds.logparsers)
+    log_parser: str = ""
 
     @property
     def graded(self) -> list[str]:

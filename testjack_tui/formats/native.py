@@ -17,6 +17,7 @@ from typing import Any
 
 from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem, tree_digest
 from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
+from testjack_tui.worlds.logparsers import PARSERS
 from testjack_tui.worlds.request import DEFAULT_COMMAND
 
 
@@ -77,7 +78,11 @@ def _load_task(task_dir: Path, staging: Path, problems: list[ImportProblem]) -> 
         fail_to_pass=_str_list(tests_meta.get("fail_to_pass", []), toml_path, "[tests] fail_to_pass", problems),
         pass_to_pass=_str_list(tests_meta.get("pass_to_pass", []), toml_path, "[tests] pass_to_pass", problems),
         timeout=float(tests_meta.get("timeout", 120)),
+        log_parser=str(tests_meta.get("log_parser") or ""),
     )
+    if spec.log_parser and spec.log_parser not in PARSERS:
+        problems.append(ImportProblem(str(toml_path), "[tests] log_parser",
+                                      f"unknown log parser {spec.log_parser!r} (known: {', '.join(sorted(PARSERS))})"))
     if not spec.graded:
         problems.append(ImportProblem(str(toml_path), "[tests]", "names no graded test (fail_to_pass or pass_to_pass)"))
     env_meta = meta.get("environment", {}) if isinstance(meta.get("environment"), dict) else {}

@@ -20,6 +20,11 @@ command between the harness's start/end markers is used as is, on the docker bac
 ``swebench`` package's ``MAP_REPO_VERSION_TO_SPECS`` (releases before 5) is used when installed; it
 is optional because it pulls in ``datasets``, ``modal`` and others. Without either, pytest runs the
 graded ids, except for Django and SymPy whose own runners are known here.
+
+Commands that write no JUnit XML (the runners of Django and SymPy, an eval_script's lines) get a
+console-log parser (``TestSpec.log_parser``, see ``worlds.logparsers``), and like the harness they
+run the test files the test patch touches (``test_directives``), baked into the command: the
+graded ids (``test_x (module.Class)``) are what the log is read for, not what the runner is given.
 """
 
 from __future__ import annotations
@@ -291,6 +296,7 @@ def _task(row: dict[str, Any], snapshot: tuple[str, str]) -> Task:
             fail_to_pass=as_list(row.get("FAIL_TO_PASS")) or [],
             pass_to_pass=as_list(row.get("PASS_TO_PASS")) or [],
             timeout=TIMEOUT,
+            log_parser=log_parser_for(command, row["repo"]),
         ),
         environment=environment,
     )
@@ -319,6 +325,21 @@ def test_command(row: dict[str, Any]) -> tuple[str, Environment]:
         return f"{base} --junitxml={{junit}} {{tests}}", environment
     # Runners that take modules or files, not pytest ids: run the files the test patch touches.
     return f"{runner} {' '.join(test_directives(row['test_patch'], row['repo']))}".strip(), environment
+
+
+def log_parser_for(command: str, repo: str) -> str:
+    """The console-log parser for a command that writes no JUnit XML ("" when it writes one).
+
+    Django's and SymPy's runners are told by their scripts; any other command (an eval_script's
+    ``pytest -rA ...`` or ``tox ... -- ...`` line) is read as pytest's ``-rA`` output.
+    """
+    if "{junit}" in command:
+        return ""
+    if "runtests.py" in command or (repo == "django/django" and "pytest" not in command):
+        return "django"
+    if "bin/test" in command or (repo == "sympy/sympy" and "pytest" not in command):
+        return "sympy"
+    return "pytest-log"
 
 
 def test_directives(test_patch: str, repo: str) -> list[str]:

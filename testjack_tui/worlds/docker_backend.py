@@ -44,7 +44,8 @@ from docker.types import Mount
 
 from .cancel import current_scope
 from .command import PYTEST_ENV, render_command, with_coverage
-from .junit import cross_check, read_outcomes
+from .junit import cross_check
+from .logparsers import capture_limit, run_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
 from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
                       STATUS_TIMEOUT, ExecRequest, ExecResult)
@@ -82,8 +83,13 @@ class _Bounded:
         if len(chunk) > room:
             self.truncated = True
 
-    def text(self) -> str:
-        return self.data.decode("utf-8", errors="replace")
+    def text(self, keep: int | None = None) -> str:
+        """The kept bytes as text, only the first ``keep`` of them when given."""
+        return bytes(self.data[:keep]).decode("utf-8", errors="replace")
+
+    def cut_at(self, keep: int) -> bool:
+        """Whether bytes were dropped, counting those kept beyond ``keep``."""
+        return self.truncated or len(self.data) > keep
 
 
 def _tar_of(directory: Path, arcname: str, uid: int, gid: int) -> bytes:
@@ -273,7 +279,9 @@ class DockerBackend:
         pythonpath = WORLD + (f":{DEPS}" if request.requirements else "")
         env = {"PYTHONPATH": pythonpath, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
                "PYTHONDONTWRITEBYTECODE": "1", **PYTEST_ENV}
-        stdout, stderr = _Bounded(request.max_output), _Bounded(request.max_output)
+        capture = capture_limit(request.max_output, request.log_parser)  # returned: max_output
+        stdout, stderr = _Bounded(capture), _Bounded(capture)
+        keep = request.max_output
         deadline = started + request.timeout
         notes: list[str] = []
         if request.setup:
@@ -281,9 +289,9 @@ class DockerBackend:
             if how != "done" or code != 0:
                 status = {"timeout": STATUS_TIMEOUT, "cancelled": STATUS_ERROR}.get(
                     how, STATUS_SETUP_FAILED)
-                return ExecResult(status=status, exit_code=code, stdout=stdout.text(),
-                                  stderr=stderr.text(),
-                                  truncated=stdout.truncated or stderr.truncated,
+                return ExecResult(status=status, exit_code=code, stdout=stdout.text(keep),
+                                  stderr=stderr.text(keep),
+                                  truncated=stdout.cut_at(keep) or stderr.cut_at(keep),
                                   outcomes={t: "missing" for t in request.test_ids},
                                   message=f"setup exited {code}" if status == STATUS_SETUP_FAILED
                                   else f"setup {how}")
@@ -297,9 +305,10 @@ class DockerBackend:
         code, how = self._exec(container, command, user, env, deadline, stdout, stderr)
         _read_archive(container, OUT, out)
         junit = out / "junit.xml"
-        outcomes = read_outcomes(junit, request.test_ids)
-        truncated = stdout.truncated or stderr.truncated
-        common = dict(exit_code=code, stdout=stdout.text(), stderr=stderr.text(),
+        outcomes, reported = run_outcomes(junit, request.log_parser, stdout.text(), stderr.text(),
+                                          request.test_ids)
+        truncated = stdout.cut_at(keep) or stderr.cut_at(keep)
+        common = dict(exit_code=code, stdout=stdout.text(keep), stderr=stderr.text(keep),
                       truncated=truncated)
         if how == "cancelled":
             return ExecResult(status=STATUS_ERROR, message="cancelled", outcomes=outcomes, **common)
@@ -308,7 +317,7 @@ class DockerBackend:
             notes.insert(0, f"killed after {request.timeout:g}s (the whole container)")
         else:
             status = STATUS_OK
-            outcomes, note = cross_check(outcomes, junit.exists(), code)
+            outcomes, note = cross_check(outcomes, reported, code)
             if note:
                 notes.insert(0, note)
         coverage = None

@@ -140,7 +140,7 @@ def cross_check(outcomes: dict[str, str], junit_written: bool, exit_code: int | 
         return outcomes, "no JUnit XML was written: every requested test is missing"
     if exit_code != 0 and outcomes and all(v == "pass" for v in outcomes.values()):
         return {t: "error" for t in outcomes}, (
-            f"the command exited {exit_code} although the JUnit XML reports every test passed; "
+            f"the command exited {exit_code} although its test report says every test passed; "
             "not counted as a pass"
         )
     return outcomes, ""

@@ -23,7 +23,8 @@ from pathlib import Path
 from . import limits
 from .cancel import current_scope
 from .command import PYTEST_ENV, render_command, with_coverage
-from .junit import cross_check, read_outcomes
+from .junit import cross_check
+from .logparsers import capture_limit, clip, run_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
 from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
                       STATUS_TIMEOUT, ExecRequest, ExecResult)
@@ -73,7 +74,7 @@ def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[s
     sel = selectors.DefaultSelector()
     for fd in kept:
         sel.register(fd, selectors.EVENT_READ)
-    limit = request.max_output
+    limit = capture_limit(request.max_output, request.log_parser)  # clipped to max_output later
     try:
         while sel.get_map():
             now = time.monotonic()
@@ -192,8 +193,10 @@ class LocalBackend:
             if run.timed_out or run.cancelled or run.exit_code != 0:
                 status = STATUS_TIMEOUT if run.timed_out else (
                     STATUS_ERROR if run.cancelled else STATUS_SETUP_FAILED)
-                return ExecResult(status=status, exit_code=run.exit_code, stdout=_text(run.stdout),
-                                  stderr=_text(run.stderr), truncated=run.truncated,
+                stdout, cut_out = clip(run.stdout, request.max_output)
+                stderr, cut_err = clip(run.stderr, request.max_output)
+                return ExecResult(status=status, exit_code=run.exit_code, stdout=_text(stdout),
+                                  stderr=_text(stderr), truncated=run.truncated or cut_out or cut_err,
                                   outcomes={t: "missing" for t in request.test_ids},
                                   message=f"setup exited {run.exit_code}" if status ==
                                   STATUS_SETUP_FAILED else f"setup {status}")
@@ -207,7 +210,11 @@ class LocalBackend:
             else:
                 command = wrapped
         run = _run_sandboxed(request, command, world, env, deadline)
-        outcomes = read_outcomes(junit, request.test_ids)
+        outcomes, reported = run_outcomes(junit, request.log_parser, _text(run.stdout),
+                                          _text(run.stderr), request.test_ids)
+        stdout, cut_out = clip(run.stdout, request.max_output)
+        stderr, cut_err = clip(run.stderr, request.max_output)
+        truncated = run.truncated or cut_out or cut_err
         if run.cancelled:
             return ExecResult(status=STATUS_ERROR, message="cancelled", exit_code=run.exit_code,
                               outcomes=outcomes)
@@ -216,12 +223,12 @@ class LocalBackend:
             notes.insert(0, f"killed after {request.timeout:g}s (whole process group)")
         else:
             status = STATUS_OK
-            outcomes, note = cross_check(outcomes, junit.exists(), run.exit_code)
+            outcomes, note = cross_check(outcomes, reported, run.exit_code)
             if note:
                 notes.insert(0, note)
         coverage = None
         if request.coverage and status == STATUS_OK:
             coverage = _coverage_of(data_file, world)
         return ExecResult(status=status, outcomes=outcomes, exit_code=run.exit_code,
-                          stdout=_text(run.stdout), stderr=_text(run.stderr),
-                          truncated=run.truncated, message="; ".join(notes), coverage=coverage)
+                          stdout=_text(stdout), stderr=_text(stderr),
+                          truncated=truncated, message="; ".join(notes), coverage=coverage)

@@ -49,6 +49,9 @@ class ExecRequest:
     setup: str | None = None  # shell run once in the environment
     coverage: bool = False  # collect branch coverage of the repository's code
     max_output: int = DEFAULT_MAX_OUTPUT  # bytes kept of stdout and of stderr
+    # when the command writes no JUnit XML: read outcomes from its console log with this parser
+    # ("pytest-log", "django", "sympy"; see logparsers). "" = JUnit XML only.
+    log_parser: str = ""
     memory_mb: int = 2048
     cpus: float = 1.0
     pids: int = 256

@@ -164,3 +164,15 @@ def test_kill_9_during_an_import_leaves_all_or_nothing(tmp_path: Path) -> None:
     assert runs == [] or len(s.list_trial_objects(runs[0].id)) == 30000
     outcome = import_path(s, run)  # and a second try completes
     assert len(s.list_trial_objects(outcome.run_id)) == 30000
+
+
+def test_a_log_parser_is_read_from_task_toml_and_an_unknown_one_is_named(tmp_path: Path, run_copy: Path) -> None:
+    toml = run_copy / "tasks" / "chunk" / "task.toml"
+    toml.write_text(toml.read_text().replace("timeout = 60", 'timeout = 60\nlog_parser = "pytest-log"'))
+    s = Store(tmp_path / "s.db")
+    import_path(s, run_copy, name="logged")
+    assert s.get_task("logged", "chunk").tests.log_parser == "pytest-log"  # kept through the store
+
+    toml.write_text(toml.read_text().replace('"pytest-log"', '"nose"'))
+    text = problems(Store(tmp_path / "other.db"), run_copy)
+    assert "task.toml" in text and "nose" in text

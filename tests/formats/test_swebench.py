@@ -160,3 +160,46 @@ def test_commands_for_known_runners_and_modern_rows():
     assert modern[1].backend == Backend.DOCKER and modern[1].image.startswith("swebench/")
     plain = swebench.test_command({"repo": "acme/calc", "version": "0.1", "test_patch": ""})
     assert "{junit}" in plain[0] and "{tests}" in plain[0]
+
+
+def test_commands_without_junit_get_a_log_parser_and_run_directives():
+    django_patch = ("diff --git a/tests/queries/tests.py b/tests/queries/tests.py\n"
+                    "diff --git a/tests/admin_views/test_forms.py b/tests/admin_views/test_forms.py\n")
+    django = {"instance_id": "django__django-1", "repo": "django/django", "version": "4.0",
+              "test_patch": django_patch}
+    command, _ = swebench.test_command(django)
+    # the runner is given modules from the test patch, never the graded ids (``test_x (a.B)``)
+    assert "{tests}" not in command and command.endswith("queries.tests admin_views.test_forms")
+    assert swebench.log_parser_for(command, "django/django") == "django"
+    sympy_patch = "diff --git a/sympy/core/tests/test_arit.py b/sympy/core/tests/test_arit.py\n"
+    command, _ = swebench.test_command({"repo": "sympy/sympy", "version": "1.1", "test_patch": sympy_patch})
+    assert command.endswith("bin/test -C --verbose sympy/core/tests/test_arit.py")
+    assert swebench.log_parser_for(command, "sympy/sympy") == "sympy"
+    assert swebench.log_parser_for("pytest -rA tests/test_a.py", "x/y") == "pytest-log"
+    plain, _ = swebench.test_command({"repo": "acme/calc", "version": "0.1", "test_patch": ""})
+    assert swebench.log_parser_for(plain, "acme/calc") == ""  # it writes JUnit XML
+
+
+def test_eval_script_task_is_graded_from_its_log(bench, tmp_path):
+    from dataclasses import replace
+
+    from testjack_tui.worlds.local import LocalBackend
+    from testjack_tui.worlds.request import ExecRequest, Patch
+
+    script = ("#!/bin/bash\n: '>>>>> Start Test Output'\n"
+              "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python -m pytest -p no:cacheprovider -rA tests/test_calc.py\n"
+              ": '>>>>> End Test Output'\n")
+    ds = tmp_path / "ds.jsonl"
+    ds.write_text(json.dumps({**bench["row"], "eval_script": script}) + "\n")
+    task = swebench.load(ds, tmp_path / "staging", repos=bench["repos"]).tasks[0]
+    assert task.tests.log_parser == "pytest-log" and "{junit}" not in task.tests.command
+    # the task asks for docker; its command runs as well on the local backend
+    request = ExecRequest(snapshot=task.snapshot, snapshot_digest=task.snapshot_digest,
+                          patches=(Patch("reference", task.reference_patch), Patch("tests", task.test_patch)),
+                          command=task.tests.command, test_ids=tuple(task.tests.graded),
+                          log_parser=task.tests.log_parser, timeout=60)
+    backend = LocalBackend(cache_dir=tmp_path / "cache")
+    result = backend.run(request)
+    assert result.passed(request.test_ids), (result.message, result.stdout)
+    null = backend.run(replace(request, patches=(Patch("tests", task.test_patch),)))
+    assert null.outcomes == {"tests/test_calc.py::test_empty": "fail", "tests/test_calc.py::test_mean": "pass"}

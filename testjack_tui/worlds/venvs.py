@@ -24,6 +24,7 @@ import site
 import subprocess
 import sys
 import sysconfig
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +43,8 @@ def _write_shims(bin_dir: Path, interpreter: str) -> None:
     bin_dir.mkdir(parents=True, exist_ok=True)
     for name in ("python", "python3"):
         shim = bin_dir / name
-        tmp = bin_dir / f".{name}.{os.getpid()}"
+        # unique per thread too: two workers of one executor may write the shims at once
+        tmp = bin_dir / f".{name}.{os.getpid()}.{threading.get_ident()}"
         tmp.write_text(f'#!/bin/sh\nexec {interpreter} "$@"\n')
         tmp.chmod(0o755)
         os.replace(tmp, shim)

@@ -103,3 +103,14 @@ def test_unknown_or_absent_backends_are_error_results():
     if importlib.util.find_spec("testjack_tui.worlds.docker_backend") is None:
         result = run_request(ExecRequest(snapshot="/s", snapshot_digest="d", backend="docker"))
         assert result.status == "error" and "docker" in result.message
+
+
+def test_workers_building_the_base_environment_at_once_all_get_a_working_one(make_request, tmp_path):
+    """Two workers on a fresh cache both write the interpreter shims; neither may see a half one."""
+    requests = [make_request({"tests/test_q.py": f"def test_q():\n    assert {i} == {i}\n"},
+                             test_ids=("tests/test_q.py",)) for i in range(4)]
+    for attempt in range(3):
+        backend = LocalBackend(cache_dir=tmp_path / f"fresh-cache-{attempt}")
+        with Executor(workers=2, run=backend.run) as ex:
+            results = [result for _, result in ex.run_all(requests)]
+        assert [r.outcomes for r in results] == [{"tests/test_q.py": "pass"}] * 4, [r.message for r in results]

@@ -40,21 +40,22 @@ IMPLICIT_MOSTLY_SKIPPED = Candidate(
 
 
 def flaky_candidate(counter_dir: str) -> Candidate:
-    """Passes on the reference; on trial chunk-t1 it alternates fail/pass through a counter kept
-    outside the world, so its two runs there disagree."""
+    """Passes on the reference; on trial chunk-t1 exactly one of its runs fails: the run that
+    creates a marker file outside the world first (atomic, so it holds when runs are parallel)."""
     code = f'''import os
 
-COUNTER = os.path.join({counter_dir!r}, "count")
+MARKER = os.path.join({counter_dir!r}, "first")
 
 
-def test_alternates_on_one_trial():
+def test_fails_once_on_one_trial():
     source = open("listkit/chunk.py").read()
     if "pieces.append" not in source:  # the reference, and every trial but chunk-t1
         return
-    n = int(open(COUNTER).read()) if os.path.exists(COUNTER) else 0
-    with open(COUNTER, "w") as fh:
-        fh.write(str(n + 1))
-    assert n % 2 == 1
+    try:
+        os.close(os.open(MARKER, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return  # a later run passes
+    raise AssertionError("the first run on this trial fails")
 '''
     return Candidate(requirement="(flaky on one trial)", kind=RequirementKind.EXPLICIT, code=code)
 

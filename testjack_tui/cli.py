@@ -122,6 +122,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         mode=args.mode, author=args.author, rounds=args.rounds, seed=args.seed,
         workers=args.workers, backend=args.backend,
     )
+    if args.budget:
+        if args.author != "llm":
+            raise CliError("--budget limits the LLM author; use it with --author llm")
+        options.author_options["budget"] = _budget(args.budget)
     try:
         audit = Audit(store, run_id, options)
     except AuthorUnavailable as exc:
@@ -138,6 +142,22 @@ def cmd_audit(args: argparse.Namespace) -> int:
         _err(f"audit stopped{': ' + reason if reason else ''}; run the same command again to continue where it stopped")
         return 130
     return EXIT_OK
+
+
+def _budget(items: list[str]) -> dict[str, float]:
+    """--budget run_usd=5 --budget trial_tokens=20000 as the LLM author's budget."""
+    from testjack_tui.authors.llm.settings import BUDGET_KEYS
+
+    budget: dict[str, float] = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        if key not in BUDGET_KEYS:
+            raise CliError(f"--budget {item}: the key must be one of {', '.join(BUDGET_KEYS)}")
+        try:
+            budget[key] = float(value)
+        except ValueError:
+            raise CliError(f"--budget {item}: {value!r} is not a number") from None
+    return budget
 
 
 def _run_with_progress(audit, quiet: bool) -> str:
@@ -326,6 +346,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=max(1, min(4, os.cpu_count() or 1)))
     p.add_argument("--backend", choices=["local", "docker"], default=None)
     p.add_argument("--json", action="store_true", help="print the report JSON instead of the summary table")
+    p.add_argument("--budget", action="append", metavar="KEY=VALUE",
+                   help="LLM author budget, repeatable: run_tokens, run_usd, trial_tokens, trial_usd "
+                        "(default $TESTJACK_LLM_BUDGET); no call starts that could exceed it")
     p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("open", parents=[common], help="open the review console on a run")

@@ -116,3 +116,14 @@ def test_store_may_come_before_or_after_the_command(tmp_path: Path) -> None:
     assert run_cli("import", str(MINI), "--store", str(after), cwd=tmp_path).returncode == 0
     assert [r.id for r in Store(before).list_runs()] == ["mini"] == [r.id for r in Store(after).list_runs()]
     assert not (tmp_path / "testjack.db").exists()
+
+
+def test_a_bad_llm_budget_is_refused_before_any_call(tmp_path: Path) -> None:
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "TESTJACK_MODEL": "m"}
+    proc = run_cli("audit", str(MINI), "--author", "llm", "--budget", "run_dollars=5", "--store",
+                   str(tmp_path / "s.db"), env=env)
+    assert proc.returncode == 2 and "run_usd" in proc.stderr
+    proc = run_cli("audit", str(MINI), "--author", "llm", "--budget", "run_usd=lots", "--store",
+                   str(tmp_path / "s.db"), env=env)
+    assert proc.returncode == 2 and "'lots' is not a number" in proc.stderr
+    assert Store(tmp_path / "s.db").summary("mini").executions == 0

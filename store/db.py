@@ -986,6 +986,14 @@ class Store:
                 (run_id, key, json.dumps(value), now()),
             )
 
+    def steps_with_prefix(self, run_id: str, prefix: str) -> dict[str, Any]:
+        """Every checkpoint whose key starts with ``prefix``, by the rest of its key (one query)."""
+        rows = self._rows(
+            "SELECT key, value FROM steps WHERE run_id = ? AND substr(key, 1, ?) = ?",
+            (run_id, len(prefix), prefix),
+        )
+        return {r["key"][len(prefix):]: json.loads(r["value"]) for r in rows}
+
     def clear_steps(self, run_id: str, prefix: str) -> None:
         with self._tx() as db:
             db.execute("DELETE FROM steps WHERE run_id = ? AND key LIKE ?", (run_id, prefix + "%"))

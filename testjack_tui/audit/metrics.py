@@ -38,7 +38,8 @@ def resolution_interval(store: Store, run_id: str) -> dict[str, Any] | None:
     if not s.trials or not s.unaudited:
         return None
     verdicts = store.list_verdicts(run_id)
-    sampled = [t for t in verdicts if store.step_done(run_id, AUDITED_STEP + t)]
+    audited = store.steps_with_prefix(run_id, AUDITED_STEP)
+    sampled = [t for t in verdicts if t in audited]
     if not sampled:
         return None
     refuted_in_sample = sum(1 for t in sampled if verdicts[t].verdict in REFUTING)
@@ -66,11 +67,10 @@ def compare(store: Store, baseline: str, others: list[str]) -> dict[str, Any]:
         run = store.get_run(ref)
         s = store.summary(run.id)
         mine = _refuted(store, run.id)
-        audits = [a for a in store.list_audits(run.id)]
         both = len(mine & base)
         rows.append({
             "run": run.id,
-            "modes": sorted({a["mode"] for a in audits}),
+            "modes": sorted({a["mode"] for a in store.list_audits(run.id)}),
             "refuted": len(mine),
             "refuted_pct": s.refuted_pct,
             "recall": round(both / len(base), 4) if base else None,

@@ -27,6 +27,7 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
         if w.classification == Classification.AMBIGUOUS:
             defects.setdefault(w.task_id, []).append(w.id)
     rulings = store.list_rulings(run.id)
+    audit_reports = store.steps_with_prefix(run.id, "report:")
 
     return {
         "schema": SCHEMA,
@@ -73,7 +74,7 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
                 "verdict_rule": verdicts[t.id].rule,
                 "witnesses": verdicts[t.id].witnesses,
                 "evidence": evidence_by_trial.get(t.id, []),
-                "audit_report": store.get_step(run.id, f"report:{t.id}") or "",
+                "audit_report": audit_reports.get(t.id) or "",
                 "error": t.error,
             }
             for t in store.list_trial_objects(run.id)

@@ -11,6 +11,7 @@ import pytest
 from store import NotFound, Store, StoreError, StoreTooNew
 from store.schema import CURRENT_VERSION, MIGRATIONS
 from testjack_tui.formats.importing import import_path
+from testjack_tui.audit.rulings import override_verdict
 from testjack_tui.model import Official, Ruling, Verdict
 
 MINI = Path(__file__).resolve().parents[2] / "sample_runs" / "mini"
@@ -154,3 +155,20 @@ def test_snapshots_are_shared_and_read_only(tmp_path: Path) -> None:
     assert snap.is_dir() and snap.parent.name == "snapshots"
     some_file = next(p for p in snap.rglob("*.py"))
     assert not (some_file.stat().st_mode & 0o222)
+
+
+def test_a_trials_audit_report_reaches_the_exported_report(tmp_path: Path) -> None:
+    from testjack_tui.report import build_report, render_markdown
+
+    s = Store(tmp_path / "s.db")
+    import_path(s, MINI)
+    s.mark_step("mini", "report:chunk-t2", "chunk([], 3) gives [[]]: the stated empty case is missed")
+    s.mark_step("mini", "reporter", "not a report")
+    assert s.steps_with_prefix("mini", "report:") == {
+        "chunk-t2": "chunk([], 3) gives [[]]: the stated empty case is missed"
+    }
+    report = build_report(s, "mini")
+    by_id = {t["id"]: t["audit_report"] for t in report["trials"]}
+    assert by_id["chunk-t2"].startswith("chunk([], 3) gives [[]]") and by_id["chunk-t1"] == ""
+    override_verdict(s, "chunk-t2", "refuted", "read it")
+    assert "the stated empty case is missed" in render_markdown(build_report(s, "mini"))

@@ -10,9 +10,17 @@ How it maps onto TestJack's worlds (kept deliberately modest):
 
 - R is the task's ``environment/`` directory as plain files; every world runs on the docker
   backend (``Task.environment.backend``), whatever the machine has: importing never needs Docker.
+- The world's image is ``[environment] docker_image`` from task.toml when it names one, else the
+  image built from ``environment/Dockerfile`` (the build spec of ``worlds.images``; the docker
+  backend builds it once and caches it by a digest of the context).
 - G adds the oracle's ``solution/`` files; the test patch adds ``tests/``.
-- T0 runs the oracle when it is present (the reference world), then ``tests/test.sh``; its single
-  graded id is ``reward`` (passed when the reward is above 0).
+- T0 (``COMMAND``) runs the oracle when it is present (the reference world), then
+  ``tests/test.sh`` with a fresh ``/logs/verifier``; its single graded id is ``reward``, read from
+  ``reward.txt`` (or the ``reward`` of ``reward.json``) as Harbor's verifier does: passed when the
+  reward is above 0. The command writes that outcome as a one-case JUnit XML and exits 0 only on
+  a pass, so the backends read it like any other report.
+- Any other requested ids (the witnesses authors write) run under ``python3 -m pytest`` in the
+  same world, after the oracle: the image must have pytest (TestJack's base image has).
 - A trial's model world is its patch (``patch.diff``, ``model.patch`` or ``agent/patch.diff`` in
   the trial directory) or its final state (a ``final/`` directory, diffed against R). A trial with
   neither is imported with ``Trial.error`` saying so.
@@ -29,10 +37,41 @@ from typing import Any
 from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem, tree_digest
 from testjack_tui.formats._common import dir_diff, files_digest, new_snapshot_dir
 from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
+from testjack_tui.worlds.images import build_spec
 
 FORMAT = "harbor"
 REWARD_ID = "reward"
-COMMAND = "test ! -f solution/solve.sh || bash solution/solve.sh; bash tests/test.sh"
+# One shell script for T0 and for witnesses, chosen by the requested ids ({tests}). POSIX sh only:
+# a Harbor image may have no Python; the reward's sign is read without floating-point tools.
+COMMAND = r"""test ! -f solution/solve.sh || bash solution/solve.sh
+set -- {tests}
+if [ $# -gt 0 ] && [ "$*" != reward ]; then
+  python3 -c 'import pytest' 2>/dev/null || {
+    echo "testjack: this task's image has no python3 with pytest; witnesses cannot run in it" >&2
+    exit 4; }
+  exec python3 -m pytest -p no:cacheprovider -q --junitxml={junit} "$@"
+fi
+rm -rf /logs/verifier && mkdir -p /logs/verifier || exit 4
+bash tests/test.sh
+r=
+if [ -f /logs/verifier/reward.txt ]; then r=$(tr -d ' \t\r\n' < /logs/verifier/reward.txt)
+elif [ -f /logs/verifier/reward.json ]; then
+  r=$(tr -d ' \t\r\n' < /logs/verifier/reward.json | sed -n 's/.*"reward":\([-+0-9.eE]*\).*/\1/p')
+fi
+ok=0
+case "$r" in
+  ''|*[!0-9.eE+-]*) why="no numeric reward in /logs/verifier/reward.txt or reward.json" ;;
+  -*) why="reward $r" ;;
+  *) case "${r%%[eE]*}" in *[1-9]*) ok=1 ;; *) why="reward $r" ;; esac ;;
+esac
+echo "testjack: harbor reward: ${r:-none}"
+if [ $ok = 1 ]; then
+  printf '<testsuite name="harbor"><testcase classname="reward" name="reward"/></testsuite>\n' > {junit}
+  exit 0
+fi
+printf '<testsuite name="harbor"><testcase classname="reward" name="reward"><failure message="%s"/></testcase></testsuite>\n' "$why" > {junit}
+exit 1
+"""
 DEFAULT_TIMEOUT = 600.0
 PATCH_NAMES = ("patch.diff", "model.patch", "agent/patch.diff")
 FINAL_STATE = "final"
@@ -148,6 +187,8 @@ def _task(task_dir: Path, staging: Path) -> Task | ImportProblem:
     verifier = config.get("verifier", {}) if isinstance(config.get("verifier"), dict) else {}
     env_conf = config.get("environment", {}) if isinstance(config.get("environment"), dict) else {}
     image = env_conf.get("docker_image") if isinstance(env_conf.get("docker_image"), str) else None
+    if not image and (task_dir / "environment" / "Dockerfile").is_file():
+        image = build_spec("Dockerfile", task_dir.name)  # built from R itself, the build context
     prompt = instruction.read_text(encoding="utf-8")
     return Task(
         run_id="",

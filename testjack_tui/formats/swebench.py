@@ -6,7 +6,10 @@ becomes a task: R is ``repo`` at ``base_commit``, G is ``patch``, the test patch
 and the graded ids are FAIL_TO_PASS / PASS_TO_PASS exactly as given. Predictions
 (``instance_id, model_name_or_path, model_patch``) become trials. A harness report (``resolved_ids``
 or ``{instance: {"resolved": bool}}``) sets each trial's official verdict; without one it is
-"unknown" and TestJack's official evaluator computes it.
+"unknown" and TestJack's official evaluator computes it. The harness writes one report per model,
+named ``<model>.<run_id>.json`` (``/`` in the model's name as ``__``); a report whose file name
+starts so applies to that model's predictions only, any other report to every prediction. Several
+reports may be given or found in the directory.
 
 Repositories come from local clones (``repos=DIR`` holding ``owner__name``, ``name`` or
 ``owner/name``) or are cloned once per import from ``repo_url`` (a template with ``{repo}``,
@@ -65,20 +68,20 @@ def load(
     staging: Path,
     name: str | None = None,
     predictions: Path | list[Path] | None = None,
-    report: Path | None = None,
+    report: Path | list[Path] | None = None,
     repos: Path | None = None,
     repo_url: str | None = None,
     **options: Any,
 ) -> ImportedRun:
     """Read the dataset, predictions and report; write each instance's R under ``staging``."""
     path, staging = Path(path), Path(staging)
-    dataset_files, prediction_files, report_file = _locate(path, predictions, report)
+    dataset_files, prediction_files, report_files = _locate(path, predictions, report)
     if repos is None and repo_url is None:
         raise ImportError_(
             [ImportProblem(str(path), "", "no repositories: pass repos=DIR (local clones) or repo_url=TEMPLATE")]
         )
     skipped: list[ImportProblem] = []
-    resolved = _read_report(report_file) if report_file else None
+    resolved = _Reports([(f, _read_report(f)) for f in report_files]) if report_files else None
 
     rows: dict[str, dict[str, Any]] = {}
     for dataset_file in dataset_files:
@@ -107,21 +110,26 @@ def load(
                 continue
             tasks.append(_task(row, snapshot))
 
-    trials: list[Trial] = []
-    seen: set[str] = set()
+    records: list[tuple[Path, str, dict[str, Any]]] = []
     for prediction_file in prediction_files:
         for where, row in read_records(prediction_file, key_field="instance_id"):
             if isinstance(row, ImportProblem):
                 skipped.append(row)
-                continue
-            trial = _trial(row, rows, resolved, seen)
-            if isinstance(trial, str):
-                iid = row.get("instance_id")
-                record = f"{where} (instance {iid})" if isinstance(iid, str) else where
-                skipped.append(ImportProblem(str(prediction_file), record, trial))
-                continue
-            seen.add(trial.id)
-            trials.append(trial)
+            else:
+                records.append((prediction_file, where, row))
+    if resolved is not None:  # which reports are one model's own is known once all models are
+        resolved.models = {str(r.get("model_name_or_path") or "") for _, _, r in records}
+    trials: list[Trial] = []
+    seen: set[str] = set()
+    for prediction_file, where, row in records:
+        trial = _trial(row, rows, resolved, seen)
+        if isinstance(trial, str):
+            iid = row.get("instance_id")
+            record = f"{where} (instance {iid})" if isinstance(iid, str) else where
+            skipped.append(ImportProblem(str(prediction_file), record, trial))
+            continue
+        seen.add(trial.id)
+        trials.append(trial)
 
     if not tasks:
         raise ImportError_([ImportProblem(str(path), "", "no instance could be imported"), *skipped])
@@ -135,7 +143,7 @@ def load(
         format=FORMAT,
         default_backend=Backend.DOCKER if docker else Backend.LOCAL,
         digest=files_digest(
-            [*dataset_files, *prediction_files, *([report_file] if report_file else [])], extra=FORMAT
+            [*dataset_files, *prediction_files, *report_files], extra=FORMAT
         ),
     )
     return ImportedRun(run=run, tasks=tasks, trials=trials, skipped=skipped)
@@ -145,19 +153,20 @@ def load(
 
 
 def _locate(
-    path: Path, predictions: Path | list[Path] | None, report: Path | None
-) -> tuple[list[Path], list[Path], Path | None]:
+    path: Path, predictions: Path | list[Path] | None, report: Path | list[Path] | None
+) -> tuple[list[Path], list[Path], list[Path]]:
     if not path.exists():
         raise ImportError_([ImportProblem(str(path), "", "no such file or directory")])
     given = [Path(p) for p in ([predictions] if isinstance(predictions, (str, Path)) else (predictions or []))]
-    for p in [*given, *([Path(report)] if report else [])]:
+    reports = [Path(p) for p in ([report] if isinstance(report, (str, Path)) else (report or []))]
+    for p in [*given, *reports]:
         if not p.exists():
             raise ImportError_([ImportProblem(str(p), "", "file not found")])
     if path.is_file():
-        return [path], given, Path(report) if report else None
+        return [path], given, reports
     datasets: list[Path] = []
     preds: list[Path] = []
-    found_report: Path | None = None
+    found_reports: list[Path] = []
     for f in sorted(path.iterdir()):
         if not f.is_file() or not f.name.lower().endswith(_SUFFIXES):
             continue
@@ -169,10 +178,10 @@ def _locate(
         elif "model_patch" in row or any(isinstance(v, dict) and "model_patch" in v for v in row.values()):
             preds.append(f)
         elif "resolved_ids" in row or any(isinstance(v, dict) and "resolved" in v for v in row.values()):
-            found_report = f
+            found_reports.append(f)
     if not datasets:
         raise ImportError_([ImportProblem(str(path), "", "no dataset file (rows with instance_id, repo, base_commit, ...)")])
-    return datasets, given or preds, Path(report) if report else found_report
+    return datasets, given or preds, reports or found_reports
 
 
 def _check_row(row: dict[str, Any]) -> str:
@@ -188,6 +197,30 @@ def _check_row(row: dict[str, Any]) -> str:
         return "FAIL_TO_PASS is empty: nothing for the reference to fix"
     return ""
 
+
+class _Reports:
+    """The official verdict of a prediction from the reports: its model's own, else a shared one.
+
+    A report is a model's own when its file name is ``<model>.<anything>`` (the harness's naming);
+    a prediction whose model has no report of its own is judged by the reports named for no model.
+    """
+
+    def __init__(self, reports: list[tuple[Path, dict[str, bool]]]):
+        self.reports = reports
+        self.models: set[str] = set()  # every prediction's model, set before trials are made
+
+    def resolved(self, iid: str, model: str) -> bool:
+        own = [r for p, r in self.reports if model and self._owner(p) == model]
+        shared = [r for p, r in self.reports if self._owner(p) is None]
+        for resolved in own or shared:
+            if iid in resolved:
+                return resolved[iid]
+        return False
+
+    def _owner(self, path: Path) -> str | None:
+        return next((m for m in self.models if m and path.name.startswith(m.replace("/", "__") + ".")), None)
+
+    
 
 def _read_report(path: Path) -> dict[str, bool]:
     """instance id -> resolved, from a run report (``resolved_ids``) or per-instance reports."""
@@ -368,7 +401,7 @@ def _title(row: dict[str, Any]) -> str:
 
 
 def _trial(
-    row: dict[str, Any], rows: dict[str, dict[str, Any]], resolved: dict[str, bool] | None, seen: set[str]
+    row: dict[str, Any], rows: dict[str, dict[str, Any]], resolved: _Reports | None, seen: set[str]
 ) -> Trial | str:
     iid = row.get("instance_id")
     if not isinstance(iid, str):
@@ -385,7 +418,8 @@ def _trial(
     if trial_id in seen:
         return f"duplicate prediction {trial_id!r}"
     if resolved is not None:
-        official = Official.PASSED if resolved.get(iid, False) else Official.FAILED
+        model_name = str(row.get("model_name_or_path") or "")
+        official = Official.PASSED if resolved.resolved(iid, model_name) else Official.FAILED
     elif isinstance(row.get("resolved"), bool):
         official = Official.PASSED if row["resolved"] else Official.FAILED
     else:

@@ -8,7 +8,11 @@ patch applies or fails identically), packed into a tar and copied into a fresh c
 - a read-only root file system; the only writable places are an anonymous volume ``/testjack``
   (the world and the output directory) and a small ``/tmp`` tmpfs,
 - every capability dropped and ``no-new-privileges``, the user ``tester`` when the image has one,
-- memory (no swap), CPU and process-count limits from the request.
+- memory (no swap), CPU and process-count limits from the request,
+- a small writable ``/logs`` tmpfs, where Harbor's verifier scripts write their reward.
+
+Its image is the request's, the base image, or one built from the task's own Dockerfile (a build
+spec, see ``images``: built once per context digest and kept as ``testjack/env:<digest12>``).
 
 Its first process only sleeps; setup and command run in it with ``exec``, so the daemon's exit
 code is the command's, and a kill of the container at the timeout ends every process the test
@@ -44,6 +48,7 @@ from docker.types import Mount
 
 from .cancel import current_scope
 from .command import PYTEST_ENV, render_command, with_coverage
+from .images import EnvironmentImages, ImageProblem, needs_docker
 from .junit import cross_check
 from .logparsers import capture_limit, run_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
@@ -58,6 +63,7 @@ DEPS = f"{ROOT}/deps"
 TEST_USER = "tester"
 MAX_ARCHIVE = 256 * 1024 * 1024  # largest output directory we copy back (JUnit XML + coverage)
 _KILL_GRACE = 10.0  # after a kill, how long we wait for the exec stream to close
+LOGS = "/logs"  # Harbor's verifier writes its reward under /logs/verifier: a writable tmpfs
 ENGINE_HELP = ("start one with `bash .ci/docker.sh` (as root: installs docker.io, starts dockerd, "
                "builds the base image), or point DOCKER_HOST at a running engine")
 
@@ -177,12 +183,18 @@ def _deps_dir(requirements: tuple[str, ...], cache_dir: Path) -> Path:
     return target
 
 
+# Task images (build specs) are built once per tag by every DockerBackend of this process:
+# run_request makes a backend per request, and the lock per tag must span them all.
+_IMAGES = EnvironmentImages()
+
+
 class DockerBackend:
     def __init__(self, client=None, base_image: str = BASE_IMAGE,
                  cache_dir: Path | str | None = None) -> None:
         self._client = client
         self.base_image = base_image
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self.images = _IMAGES
 
     # -- the engine ---------------------------------------------------------------------------
 
@@ -207,11 +219,16 @@ class DockerBackend:
         try:
             client = self.client()
         except EngineUnreachable as exc:
+            needs = ("this task's environment is a Dockerfile (a Harbor task), which runs on the "
+                     "docker backend only; " if needs_docker(request.image) else "")
             return ExecResult(status=STATUS_ERROR, duration=time.monotonic() - started,
-                              message=f"the Docker engine is not reachable ({exc}); {ENGINE_HELP}")
+                              message=f"{needs}the Docker engine is not reachable ({exc}); "
+                                      f"{ENGINE_HELP}")
         with tempfile.TemporaryDirectory(prefix="testjack-docker-") as tmp:
             try:
                 result = self._run_in(client, request, Path(tmp), started)
+            except ImageProblem as exc:
+                result = ExecResult(status=STATUS_SETUP_FAILED, message=str(exc))
             except docker.errors.ImageNotFound as exc:
                 result = ExecResult(status=STATUS_SETUP_FAILED,
                                     message=f"image not found ({exc.explanation}); the base image "
@@ -247,7 +264,8 @@ class DockerBackend:
                 pass
 
     def _create(self, client, request: ExecRequest, deps: Path | None):
-        image = request.image or self.base_image
+        image = self.images.resolve(client, request.snapshot, request.snapshot_digest,
+                                    request.image, self.base_image)
         mounts = [Mount(target=ROOT, source=None, type="volume")]
         if deps is not None:
             mounts.append(Mount(target=DEPS, source=str(deps), type="bind", read_only=True))
@@ -262,7 +280,8 @@ class DockerBackend:
             nano_cpus=max(int(request.cpus * 1e9), 10_000_000),
             pids_limit=max(request.pids, 8),
             read_only=True,
-            tmpfs={"/tmp": f"size={max(request.memory_mb // 4, 16)}m,mode=1777"},
+            tmpfs={"/tmp": f"size={max(request.memory_mb // 4, 16)}m,mode=1777",
+                   LOGS: "size=16m,mode=1777"},
             mounts=mounts,
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],

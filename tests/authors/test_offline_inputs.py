@@ -7,6 +7,8 @@ from testjack_tui.authors.offline.inputs import (
     calls_in_source,
     mutate_value,
     plan_inputs,
+    seed_floors,
+    below_floor,
 )
 from testjack_tui.authors.offline.signatures import Param, Target, access_for, changed_functions
 
@@ -60,11 +62,22 @@ def test_changed_functions_and_access_like_t0():
     assert access_for(target, []).imports == ("from pkg.mod import public",)
 
 
-def test_integers_stay_in_the_range_p_and_t0_use():
+def test_integers_below_the_range_p_and_t0_use_are_marked_frontier():
     positive = [CallArgs((12,)), CallArgs((3,))]
-    assert Domain().narrowed_by(positive).int_min == 1  # largest_divisor(0) would say nothing
+    assert Domain().narrowed_by(positive).int_min == 1  # inside collections: no 0 or negatives
     assert Domain().narrowed_by([CallArgs((0,)), CallArgs((5,))]).int_min == 0
     assert Domain().narrowed_by([CallArgs((-1,)), CallArgs((64,))]).int_min is None  # negatives are in play
     target = Target("f", "m.py", (Param("n", "int"),))
     planned = plan_inputs(target, positive, Domain(), seed=3, budget=40, generate=10)
-    assert planned and min(c.args[0] for c in planned) >= 1
+    floors = seed_floors(positive)
+    assert floors == {0: 3}
+    frontier = {c.args[0] for c in planned if below_floor(c, floors)}
+    assert {0, 1, -3} <= frontier and all(n < 3 for n in frontier)
+    assert not below_floor(CallArgs((3,)), floors) and not below_floor(CallArgs((40,)), floors)
+    # what P states still holds: "a positive integer" keeps every call at 1 or above
+    stated = plan_inputs(target, positive, Domain(int_min=1), seed=3, budget=40, generate=10)
+    assert min(c.args[0] for c in stated) >= 1
+    # inside a list, the range of P's and T0's integers still holds
+    listed = plan_inputs(Target("g", "m.py", (Param("xs", "List[int]"),)), [CallArgs(([4, 9],))], Domain(),
+                         seed=3, budget=40, generate=10)
+    assert all(v >= 1 for c in listed for v in c.args[0])

@@ -29,13 +29,17 @@ from testjack_tui.authors.offline.inputs import (
     CallArgs,
     Domain,
     aliases_in_tests,
+    below_floor,
     calls_in_source,
     literal_ok,
     mutations,
     plan_inputs,
+    seed_floors,
     seed_number,
 )
 from testjack_tui.authors.offline.probe import Outcome, diverges, run_probe
+
+WITNESS_DEADLINE_S = 5.0  # what a timeout witness allows: the reference answered in 1/20 s or less
 from testjack_tui.authors.offline.signatures import (
     Access,
     Target,
@@ -46,7 +50,7 @@ from testjack_tui.authors.offline.signatures import (
     test_files,
 )
 from testjack_tui.authors.offline.witnesses import Spec, call_key, calls_in_witness, render, requirement_text
-from testjack_tui.model import AuthorKind, Requirement, RequirementKind
+from testjack_tui.model import AuthorKind, Requirement, RequirementKind, WitnessStatus
 
 _IMPORT_FAILURES = ("ModuleNotFoundError", "ImportError", "AttributeError: module", "cannot import name")
 
@@ -126,14 +130,16 @@ def existing_calls(ctx: AuthorContext) -> set[str]:
 
 
 def witness_calls(ctx: AuthorContext, name: str) -> list[CallArgs]:
-    """The literal calls of ``name`` that the task's refuting witnesses make.
+    """The literal calls of ``name`` that the task's validated witnesses make.
 
-    Ambiguous (or flaky) witnesses are left out: a divergence of the same kind may still be a
-    plain defect that deserves its own witness.
+    Ambiguous witnesses count too: when the trial already fails one, a second witness of the same
+    kind of divergence would check the same unstated requirement and be judged the same way, so
+    it would only lengthen the list the analyst reads (the duration task's '1D', '2H', '3M').
+    Flaky witnesses do not: their failures say nothing.
     """
     out: list[CallArgs] = []
     for w in ctx.witnesses:
-        if w.refutes:
+        if w.status == WitnessStatus.VALIDATED and not w.flaky:
             out += calls_in_source(w.code, name)
     return out
 
@@ -245,34 +251,51 @@ class OfflineAuthor:
         meta: list[tuple[Target, CallArgs]] = []
         imports: dict[str, list[str]] = {}
         accesses: dict[str, Access] = {}
+        traced: set[int] = set()  # P's and T0's calls, and the frontier calls (see _on_purpose)
+        frontier: set[int] = set()
         for target in targets:
             access = view.access(target)
             accesses[target.name] = access
             imports[target.name] = list(access.imports)
+            stated_seeds = view.seeds(target.name)
+            floors = seed_floors(stated_seeds)
+            stated_keys = {c.key for c in stated_seeds}
             # existing witnesses' calls go into the probe too: a divergence they already show
             # needs no new witness (see _fewest)
-            seeds = view.seeds(target.name) + witness_calls(ctx, target.name)
+            seeds = stated_seeds + witness_calls(ctx, target.name)
             number = seed_number(ctx.task.id, ctx.trial.id, self.seed, target.name)
             for call in plan_inputs(target, seeds, domain, number, self.budget, self.generate):
+                if call.key in stated_keys:
+                    traced.add(len(cases))
+                elif below_floor(call, floors):
+                    traced.add(len(cases))
+                    frontier.add(len(cases))
                 cases.append((target.name, f"{access.expr}({call.source()})"))
                 meta.append((target, call))
-        outs = run_probe(ctx, ["reference", "model"], cases, imports)
+        outs = run_probe(ctx, ["reference", "model"], cases, imports, frozenset(traced))
+        stated_paths: dict[str, set[str]] = {}
+        for i in traced - frontier:
+            arcs = outs["reference"][i].arcs
+            stated_paths.setdefault(meta[i][0].name, set()).update(arcs or ())
         found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]] = {}
-        for (target, call), ref, mine in zip(meta, outs["reference"], outs["model"]):
-            if diverges(ref, mine) and amplify.usable(ref, view.prompt):
-                found.setdefault(target.name, []).append((call, ref, mine))
+        for i, ((target, call), ref, mine) in enumerate(zip(meta, outs["reference"], outs["model"])):
+            if not (diverges(ref, mine) and amplify.usable(ref, view.prompt)):
+                continue
+            if i in frontier and not _on_purpose(ref, stated_paths.get(target.name, set())):
+                continue
+            found.setdefault(target.name, []).append((call, ref, mine))
         known = existing_calls(ctx)
-        refuting = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name)}
+        shown = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name)}
         out: list[Candidate] = []
         for target in targets:
-            chosen = self._fewest(view, target.name, found.get(target.name, []), known, refuting)
-            for call, ref, _mine in chosen:
-                out.append(self._divergence_candidate(view, target, accesses[target.name], call, ref))
+            chosen = self._fewest(view, target.name, found.get(target.name, []), known, shown)
+            for call, ref, mine in chosen:
+                out.append(self._divergence_candidate(view, target, accesses[target.name], call, ref, mine))
         return out
 
     def _fewest(
         self, view: TaskView, name: str, divergences: list[tuple[CallArgs, Outcome, Outcome]], known: set[str],
-        refuting: set[str] = frozenset(),
+        shown: set[str] = frozenset(),
     ) -> list[tuple[CallArgs, Outcome, Outcome]]:
         """The simplest divergence of each kind (what the reference and the trial each did), capped.
 
@@ -282,20 +305,24 @@ class OfflineAuthor:
         def kind_of(ref: Outcome, mine: Outcome) -> tuple:
             return (ref.status, ref.type_name if ref.raised else "", mine.status, mine.type_name if mine.raised else "")
 
-        covered = {kind_of(r, m) for c, r, m in divergences if call_key(name, c.source()) in refuting}
+        covered = {kind_of(r, m) for c, r, m in divergences if call_key(name, c.source()) in shown}
         best: dict[tuple, tuple[CallArgs, Outcome, Outcome]] = {}
         # an input P states comes first: its witness is explicit, and A.2 cannot call it ambiguous
-        ordered = sorted(divergences, key=lambda d: (not view.stated(name, d[0]), d[0].size, d[0].key))
+        # a timeout is shown best by the largest such input: on the smallest one the trial may
+        # only just miss the probe's limit, and then meet the witness's
+        ordered = sorted(divergences, key=lambda d: (not view.stated(name, d[0]),
+                                                     -d[0].size if d[2].status == "timeout" else d[0].size, d[0].key))
         for call, ref, mine in ordered:
             kind = kind_of(ref, mine)
             if call_key(name, call.source()) in known or kind in covered:
-                continue  # a refuting witness already shows this kind of divergence on this trial
+                continue  # a witness already shows this kind of divergence on this trial
             best.setdefault(kind, (call, ref, mine))
         ranked = sorted(best.values(), key=lambda d: (not view.stated(name, d[0]), d[0].size, d[0].key))
         return ranked[: self.per_function]
 
     def _divergence_candidate(
-        self, view: TaskView, target: Target, access: Access, call: CallArgs, ref: Outcome
+        self, view: TaskView, target: Target, access: Access, call: CallArgs, ref: Outcome,
+        mine: Outcome | None = None,
     ) -> Candidate:
         expected = ref.repr if ref.returned else None
         raises = ref.type_name if ref.raised else None
@@ -305,6 +332,10 @@ class OfflineAuthor:
         )
         if stated_example is not None:
             spec = Spec(target.name, access, call.source(), stated_example.expected, stated_example.raises, "prompt")
+        elif mine is not None and mine.status == "timeout":
+            spec = Spec(target.name, access, call.source(), expected, raises, "probe",
+                        "The trial does not answer in time for this input; the reference answers at once.",
+                        deadline=WITNESS_DEADLINE_S)
         else:
             spec = Spec(target.name, access, call.source(), expected, raises, "probe",
                         "The trial gives a different result for this input.")
@@ -343,6 +374,17 @@ class OfflineAuthor:
             "probe": "A differential probe found that the trial and the reference disagree here.",
         }[spec.source]
         return Candidate(requirement=requirement_text(spec), kind=kind, code=code, note=note)
+
+
+def _on_purpose(ref: Outcome, stated_paths: set[str]) -> bool:
+    """Whether the reference handles a frontier input by a path none of P's or T0's calls take.
+
+    ``fib(0)`` reaches the reference's ``if n == 0: return 0``, written for that case and never
+    tested: a requirement the reference's author had in mind. ``largest_divisor(1)`` runs the same
+    lines as T0's ``largest_divisor(3)``: the reference's answer there is an accident of its loop,
+    not a requirement, so a trial that answers otherwise is not refuted on it.
+    """
+    return ref.arcs is not None and bool(ref.arcs - stated_paths)
 
 
 def _same_claim(ex: Example, expected: str | None, raises: str | None) -> bool:

@@ -157,6 +157,34 @@ class Domain:
         return True
 
 
+def seed_floors(seeds: list["CallArgs"]) -> dict[int, int]:
+    """Per positional argument, the smallest plain integer P's examples and T0 pass there.
+
+    An argument P or T0 already gives a negative number has no floor: negatives are in play, and
+    a larger one (``iscube(-64)`` next to ``iscube(-1)``) is no new kind of input.
+    """
+    floors: dict[int, int] = {}
+    for s in seeds:
+        for i, v in enumerate(s.args):
+            if _plain_int(v):
+                floors[i] = min(v, floors.get(i, v))
+    return {i: v for i, v in floors.items() if v >= 0}
+
+
+def below_floor(call: "CallArgs", floors: dict[int, int]) -> bool:
+    """Whether ``call`` passes an integer argument smaller than any P or T0 passes there.
+
+    Such *frontier* inputs (``fib(0)`` when P and T0 start at 1) may be outside what the task is
+    about (``largest_divisor(1)``), or a case the reference handles on purpose and nobody tests.
+    The author tells them apart by the reference's own code paths (see ``author.py``).
+    """
+    return any(_plain_int(v) and i in floors and v < floors[i] for i, v in enumerate(call.args))
+
+
+def _plain_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _flat(values: Iterable[Any]) -> list[Any]:
     out: list[Any] = []
     for v in values:
@@ -380,8 +408,14 @@ def plan_inputs(
     budget: int = 120,
     generate: int = 30,
 ) -> list[CallArgs]:
-    """Seeds, then their mutations, then generated calls: unique, literal, in P's domain, at most ``budget``."""
+    """Seeds, then their mutations, then generated calls: unique, literal, in P's domain, at most ``budget``.
+
+    What P says about numbers (``positive``) always holds. The range of P's and T0's integers
+    holds inside collections; a top-level integer argument may go below it (to 0, 1, -1, -n),
+    and ``below_floor`` marks those calls so their divergences can be weighed separately.
+    """
     any_type = {i for i, p in enumerate(target.params) if is_any_list(p.annotation)}
+    stated = domain
     domain = domain.narrowed_by(seeds)
     arity = (len(target.required), len(target.params))
     out: dict[str, CallArgs] = {}
@@ -392,7 +426,11 @@ def plan_inputs(
         if not (arity[0] <= len(call.args) + len(call.kwargs) <= arity[1]):
             return
         values = [*call.args, *(v for _, v in call.kwargs)]
-        if all(literal_ok(v) for v in values) and all(domain.admits(v) for v in values):
+        if not all(literal_ok(v) for v in values):
+            return
+        if all(stated.admits(v) if _plain_int(v) else domain.admits(v) for v in call.args) and all(
+            domain.admits(v) for _, v in call.kwargs
+        ):
             out[call.key] = call
 
     for s in seeds:

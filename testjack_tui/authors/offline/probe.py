@@ -7,6 +7,12 @@ loops forever costs that input, not the batch, and prints one JSON line with, pe
 the result's ``repr`` or the exception's type name. All inputs of one audit go in one script:
 one execution per world.
 
+Calls marked for tracing also report the reference's code paths: the arcs (line to line, and
+line to return) the call takes in the repository's own files, recorded with ``sys.settrace``.
+coverage.py would give the same arcs per process, but not per call inside one process, which is
+what telling one input's path from T0's needs; the tracer is a dozen lines and costs nothing for
+calls that are not marked.
+
 Results are compared here as *data*: reprs are read back with ``ast.literal_eval`` (which runs no
 code), so two results are equal when the witness's ``==`` would find them equal.
 """
@@ -28,12 +34,16 @@ MARK = "@@TJ-PROBE@@"
 CALL_LIMIT_S = 1.0  # one call's time limit inside the probe
 REPR_LIMIT = 2000  # longer results are compared by a hash only and never become expectations
 MAX_OUTPUT = 4 * 1024 * 1024
+SLOW_FACTOR = 20  # a trial's timeout counts only where the reference took 1/20 of the limit or less
 
 _SCRIPT = '''\
 """TestJack differential probe (offline author): calls task functions and prints their results."""
-import contextlib, hashlib, io, json, signal, sys, time
+import contextlib, hashlib, io, json, os, signal, sys, time
 
 CASES = {cases}
+TRACE = set({trace})
+ROOT = os.getcwd() + os.sep
+ME = os.path.abspath(__file__)
 IMPORTS = {imports}
 CALL_LIMIT = {call_limit}
 DEADLINE = time.monotonic() + {budget}
@@ -46,6 +56,29 @@ class _Late(BaseException):
 
 def _alarm(signum, frame):
     raise _Late()
+
+
+def _tracer(arcs):
+    last = {{}}
+
+    def local(frame, event, arg):
+        key = id(frame)
+        name = frame.f_code.co_filename[len(ROOT):]
+        if event == "line":
+            arcs.add("%s:%d:%d" % (name, last.get(key, 0), frame.f_lineno))
+            last[key] = frame.f_lineno
+        elif event == "return":
+            arcs.add("%s:%d:-" % (name, last.get(key, 0)))
+        return local
+
+    def enter(frame, event, arg):
+        path = frame.f_code.co_filename
+        if path.startswith(ROOT) and path != ME:
+            last[id(frame)] = 0
+            return local
+        return None
+
+    return enter
 
 
 signal.signal(signal.SIGALRM, _alarm)
@@ -61,7 +94,7 @@ for group, lines in IMPORTS.items():
         broken[group] = type(exc).__name__
     spaces[group] = ns
 results = []
-for group, source in CASES:
+for index, (group, source) in enumerate(CASES):
     if group in broken:
         results.append({{"s": "import", "e": broken[group]}})
         continue
@@ -69,11 +102,18 @@ for group, source in CASES:
         results.append({{"s": "skipped"}})
         continue
     sink = io.StringIO()
+    arcs = set()
+    started = time.monotonic()
     try:
         signal.setitimer(signal.ITIMER_REAL, CALL_LIMIT)
         try:
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-                value = eval(source, spaces[group])
+                if index in TRACE:
+                    sys.settrace(_tracer(arcs))
+                try:
+                    value = eval(source, spaces[group])
+                finally:
+                    sys.settrace(None)
                 text = repr(value)
                 kind = type(value).__name__
         finally:
@@ -81,11 +121,15 @@ for group, source in CASES:
         entry = {{"s": "ok", "t": kind, "h": hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]}}
         if len(text) <= REPR_LIMIT:
             entry["r"] = text
-        results.append(entry)
     except _Late:
-        results.append({{"s": "timeout"}})
+        entry = {{"s": "timeout"}}
+        arcs = None
     except BaseException as exc:
-        results.append({{"s": "raise", "e": type(exc).__name__}})
+        entry = {{"s": "raise", "e": type(exc).__name__}}
+    entry["d"] = round(time.monotonic() - started, 4)
+    if index in TRACE and arcs is not None:
+        entry["a"] = sorted(arcs)
+    results.append(entry)
 sys.stdout.write("\\n" + "{mark}" + json.dumps(results) + "\\n")
 sys.stdout.flush()
 '''
@@ -99,6 +143,8 @@ class Outcome:
     repr: str | None = None  # the result's repr when short enough
     type_name: str = ""  # the result's type, or the exception's
     digest: str = ""
+    seconds: float | None = None  # how long the call took
+    arcs: frozenset[str] | None = None  # the code paths it took, when it was traced
 
     @property
     def returned(self) -> bool:
@@ -118,11 +164,13 @@ class Outcome:
             return False, None
 
 
-def probe_script(cases: list[tuple[str, str]], imports: dict[str, list[str]], budget: float) -> str:
-    """The script: ``cases`` are (import group, call source) pairs evaluated in that group's namespace."""
+def probe_script(cases: list[tuple[str, str]], imports: dict[str, list[str]], budget: float,
+                 trace: frozenset[int] = frozenset()) -> str:
+    """The script: ``cases`` are (import group, call source) pairs evaluated in that group's namespace;
+    the cases whose indices are in ``trace`` also report their code paths."""
     return _SCRIPT.format(
         cases=repr(cases), imports=repr(imports), call_limit=CALL_LIMIT_S, budget=round(budget, 1),
-        repr_limit=REPR_LIMIT, mark=MARK,
+        repr_limit=REPR_LIMIT, mark=MARK, trace=repr(sorted(trace)),
     )
 
 
@@ -142,21 +190,30 @@ def parse_output(stdout: str, count: int) -> list[Outcome]:
         if not isinstance(r, dict):
             out.append(Outcome("missing"))
             continue
+        seconds = r.get("d")
+        arcs = r.get("a")
         out.append(Outcome(str(r.get("s", "missing")), r.get("r") if isinstance(r.get("r"), str) else None,
-                           str(r.get("t") or r.get("e") or ""), str(r.get("h", ""))))
+                           str(r.get("t") or r.get("e") or ""), str(r.get("h", "")),
+                           float(seconds) if isinstance(seconds, (int, float)) else None,
+                           frozenset(map(str, arcs)) if isinstance(arcs, list) else None))
     return out
 
 
 def run_probe(
-    ctx: AuthorContext, worlds: list[str], cases: list[tuple[str, str]], imports: dict[str, list[str]]
+    ctx: AuthorContext, worlds: list[str], cases: list[tuple[str, str]], imports: dict[str, list[str]],
+    trace: frozenset[int] = frozenset(),
 ) -> dict[str, list[Outcome]]:
-    """Run one probe script in each of ``worlds`` (in parallel) and read its outcomes."""
+    """Run one probe script in each of ``worlds`` (in parallel) and read its outcomes.
+
+    ``trace``: indices of the cases whose code paths the reference world reports.
+    """
     if not cases or ctx.world_request is None or ctx.execute is None:
         return {w: [Outcome("missing")] * len(cases) for w in worlds}
     timeout = float(getattr(ctx.task.tests, "timeout", 60.0) or 60.0)
-    code = probe_script(cases, imports, budget=max(5.0, timeout * 0.5))
+    budget = max(5.0, timeout * 0.5)
     requests = []
     for world in worlds:
+        code = probe_script(cases, imports, budget, trace if world == "reference" else frozenset())
         req = ctx.world_request(world, extra_files=[(PROBE_FILE, code)], test_ids=(),
                                 label=f"offline probe of {ctx.task.id} on {world}")
         requests.append(dataclasses.replace(req, command=f"python {PROBE_FILE}", max_output=MAX_OUTPUT))
@@ -185,7 +242,13 @@ def _close(a: Any, b: Any) -> bool:
 
 
 def diverges(reference: Outcome, trial: Outcome) -> bool | None:
-    """True when the worlds disagree as a witness would see it; None when it cannot be told."""
+    """True when the worlds disagree as a witness would see it; None when it cannot be told.
+
+    A trial call that runs out of time where the reference answered is a divergence only when the
+    reference was fast (``SLOW_FACTOR`` times under the limit): a witness then states the limit.
+    """
+    if trial.status == "timeout" and reference.status in ("ok", "raise"):
+        return reference.seconds is not None and reference.seconds * SLOW_FACTOR <= CALL_LIMIT_S
     if reference.status not in ("ok", "raise") or trial.status not in ("ok", "raise"):
         return None
     if reference.raised or trial.raised:

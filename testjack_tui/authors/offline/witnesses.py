@@ -28,6 +28,7 @@ class Spec:
     raises: str | None = None  # exception class name when the call must raise
     source: str = "probe"  # "prompt" (P's example), "probe" (differential), "amplified" (T0 mutated)
     why: str = ""  # one line for the analyst: how the input was found
+    deadline: float | None = None  # seconds the call may take (the trial ran out of time, the reference did not)
 
     @property
     def call(self) -> str:
@@ -72,6 +73,8 @@ def requirement_text(spec: Spec) -> str:
         outcome = f"raises {spec.raises}"
     else:
         outcome = f"returns {_short(spec.expected or '')}"
+    if spec.deadline:
+        outcome += f" within {spec.deadline:g} s"
     if spec.source == "prompt":
         return f"P's example: {spec.shown_call} {outcome}"
     return f"{_short(spec.shown_call, 160)} {outcome}, as the reference does"
@@ -109,19 +112,56 @@ def render(spec: Spec) -> str:
     if not spec.raises:
         rhs, approx = expectation(spec.expected or "None")
         needs_pytest = needs_pytest or approx
-    imports = (["import pytest"] if needs_pytest else []) + list(spec.access.imports)
-    lines += ["", *imports, "", "", f"def {test_name(spec)}():"]
+    imports = (["import signal"] if spec.deadline else []) + (["import pytest"] if needs_pytest else [])
+    imports += list(spec.access.imports)
+    lines += ["", *imports, ""]
+    call = spec.call
+    if spec.deadline:
+        lines += ["", *_WITHIN]
+        call = f"_within({spec.deadline:g}, lambda: {spec.call})"
+    lines += ["", f"def {test_name(spec)}():"]
     lines.append(f'    """{_docline(doc)}."""')
     if spec.raises:
-        lines += [f"    with pytest.raises({spec.raises}):", f"        {spec.call}"]
+        lines += [f"    with pytest.raises({spec.raises}):", f"        {call}"]
     else:
-        lines.append(f"    assert {spec.call} == {rhs}")
+        lines.append(f"    assert {call} == {rhs}")
     return "\n".join(lines) + "\n"
+
+
+# A deadline inside the test itself: a trial that never returns fails this one test in time,
+# instead of holding up the whole witness run until its command times out. The TimeoutError is
+# raised outside the interrupted call: pytest cannot render a traceback through a frame a signal
+# interrupted mid-instruction (its line number is None), and reports an internal error instead.
+_WITHIN = [
+    "def _within(seconds, call):",
+    '    """The result of call(); TimeoutError when it takes longer than `seconds`."""',
+    "",
+    "    class Late(Exception):",
+    "        pass",
+    "",
+    "    def late(signum, frame):",
+    "        raise Late",
+    "",
+    "    previous = signal.signal(signal.SIGALRM, late)",
+    "    signal.setitimer(signal.ITIMER_REAL, seconds)",
+    "    try:",
+    "        return call()",
+    "    except Late:",
+    "        pass",
+    "    finally:",
+    "        signal.setitimer(signal.ITIMER_REAL, 0)",
+    "        signal.signal(signal.SIGALRM, previous)",
+    '    raise TimeoutError(f"no result within {seconds} s (the reference needs far less)")',
+    "",
+]
 
 
 def _docline(text: str) -> str:
     # keep docstrings valid: no backslash escapes, no closing quotes inside
     return re.sub(r"\s+", " ", text.replace("\\", "\\\\").replace('"""', "'''")).strip()
+
+
+_NOT_TASK_CALLS = {"raises", "approx", "_within", "signal", "setitimer", "TimeoutError", "call", "Late"}
 
 
 def calls_in_witness(code: str) -> set[str]:
@@ -135,7 +175,7 @@ def calls_in_witness(code: str) -> set[str]:
         if isinstance(node, ast.Call):
             f = node.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
-            if name and name not in ("raises", "approx"):
+            if name and name not in _NOT_TASK_CALLS:
                 out.add(f"{name}({', '.join([ast.unparse(a) for a in node.args] + [ast.unparse(k) for k in node.keywords])})")
     return out
 

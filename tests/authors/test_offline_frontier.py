@@ -1,0 +1,107 @@
+"""The offline author at the edges of a task's inputs: frontier integers and trials that never answer.
+
+Three small HumanEval-style tasks, each with a correct sample and a defective one (so a witness
+the defective sample fails has rho = 1/2 and refutes it):
+
+- ``triangle(n)``: the reference has a branch written for ``n == 0`` that T0 never runs; the
+  defective sample rejects 0. ``triangle(0)`` is below every integer P and T0 pass, but the
+  reference handles it on purpose, so the author writes the witness and it refutes.
+- ``biggest_factor(n)``: for ``n == 1`` the reference's loop falls through to ``return 1``, the
+  same path T0's ``biggest_factor(3)`` takes; the defective sample returns ``None`` there. Nothing
+  in P or the reference makes 1 a case of its own, so no witness may refute on it.
+- ``pairs(n)``: the defective sample is right but quadratic; on a ten-times larger input it does
+  not answer where the reference answers at once, and the witness states a time limit.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from store import Store
+from testjack_tui.audit import Audit
+from testjack_tui.audit.engine import AuditOptions
+from testjack_tui.formats.importing import import_path
+from testjack_tui.model import Verdict, WitnessStatus
+
+PROBLEMS = [
+    {
+        "task_id": "Edge/0",
+        "entry_point": "triangle",
+        "prompt": 'def triangle(n: int) -> int:\n    """Return the n-th triangular number.\n    >>> triangle(3)\n    6\n    """\n',
+        "canonical_solution": "    if n == 0:\n        return 0\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n    return total\n",
+        "test": "def check(candidate):\n    assert candidate(1) == 1\n    assert candidate(4) == 10\n",
+    },
+    {
+        "task_id": "Edge/1",
+        "entry_point": "biggest_factor",
+        "prompt": 'def biggest_factor(n: int) -> int:\n    """The largest number smaller than n that divides n.\n    >>> biggest_factor(15)\n    5\n    """\n',
+        "canonical_solution": "    for i in range(2, n):\n        if n % i == 0:\n            return n // i\n    return 1\n",
+        "test": "def check(candidate):\n    assert candidate(3) == 1\n    assert candidate(10) == 5\n    assert candidate(49) == 7\n",
+    },
+    {
+        "task_id": "Edge/2",
+        "entry_point": "pairs",
+        "prompt": 'def pairs(n: int) -> int:\n    """How many ordered pairs (i, j) with 0 <= i < j < n there are.\n    >>> pairs(3)\n    3\n    """\n',
+        "canonical_solution": "    return n * (n - 1) // 2\n",
+        "test": "def check(candidate):\n    assert candidate(3) == 3\n    assert candidate(2000) == 1999000\n",
+    },
+]
+
+SAMPLES = [
+    {"id": "tri-ok", "task_id": "Edge/0", "completion": "    return n * (n + 1) // 2\n"},
+    {"id": "tri-bad", "task_id": "Edge/0",
+     "completion": "    if n < 1:\n        raise ValueError('n must be positive')\n    return n * (n + 1) // 2\n"},
+    {"id": "factor-ok", "task_id": "Edge/1",
+     "completion": "    for d in range(n // 2, 0, -1):\n        if n % d == 0:\n            return d\n    return 1\n"},
+    {"id": "factor-none", "task_id": "Edge/1",
+     "completion": "    if n <= 1:\n        return None\n    for d in range(n // 2, 0, -1):\n        if n % d == 0:\n            return d\n"},
+    {"id": "pairs-ok", "task_id": "Edge/2", "completion": "    return n * (n - 1) // 2\n"},
+    {"id": "pairs-slow", "task_id": "Edge/2",
+     "completion": "    count = 0\n    for i in range(n):\n        for j in range(n):\n            if i < j:\n                count += 1\n    return count\n"},
+]
+
+
+@pytest.fixture(scope="module")
+def audited(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("edge")
+    (folder / "problems.jsonl").write_text("".join(json.dumps(p) + "\n" for p in PROBLEMS))
+    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in SAMPLES))
+    store = Store(folder / "testjack.db")
+    run_id = import_path(store, folder).run_id
+    options = AuditOptions(mode="per-trial", author="offline", workers=2, evidence=False)
+    assert Audit(store, run_id, options).execute() == "done"
+    return store, run_id
+
+
+def _validated(store, run_id, task):
+    return store.list_witnesses(run_id, task, status=str(WitnessStatus.VALIDATED))
+
+
+def test_frontier_input_the_reference_handles_on_purpose_refutes(audited):
+    store, run_id = audited
+    verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+    assert verdicts["tri-bad"] == Verdict.REFUTED and verdicts["tri-ok"] == Verdict.SOUND
+    refuting = [w for w in _validated(store, run_id, "Edge/0")
+                if str(store.witness_results(w.id)["tri-bad"].outcome) == "fail"]
+    assert any("triangle(0) == 0" in w.code for w in refuting)
+
+
+def test_frontier_input_the_reference_answers_by_accident_refutes_nothing(audited):
+    store, run_id = audited
+    verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+    assert verdicts["factor-none"] == Verdict.SOUND and verdicts["factor-ok"] == Verdict.SOUND
+    assert not any("biggest_factor(1)" in w.code or "biggest_factor(0)" in w.code
+                   for w in _validated(store, run_id, "Edge/1"))
+
+
+def test_a_trial_that_never_answers_fails_a_witness_with_a_time_limit(audited):
+    store, run_id = audited
+    verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+    assert verdicts["pairs-slow"] == Verdict.REFUTED and verdicts["pairs-ok"] == Verdict.SOUND
+    timed = [w for w in _validated(store, run_id, "Edge/2") if "_within(" in w.code]
+    assert timed, "no witness states a time limit"
+    results = store.witness_results(timed[0].id)
+    assert str(results["reference"].outcome) == "pass" and str(results["pairs-ok"].outcome) == "pass"
+    assert str(results["pairs-slow"].outcome) == "fail"
+    assert "TimeoutError" in results["pairs-slow"].log or "no result within" in results["pairs-slow"].log

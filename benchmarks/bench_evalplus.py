@@ -46,6 +46,25 @@ def audit(store: Path, mode: str, workers: int, evidence: bool) -> int:
     return engine.service.executed
 
 
+def shared_defects(labels: dict[str, dict]) -> list[str]:
+    """False passes whose labelled failing input most of the task's passing samples also fail."""
+    by_task: dict[str, list[dict]] = {}
+    for row in labels.values():
+        if row.get("base_status") == "pass":
+            by_task.setdefault(row["task_id"], []).append(row)
+    out = []
+    for rows in by_task.values():
+        for row in rows:
+            if not row.get("false_pass"):
+                continue
+            for bad in row.get("plus_fail_inputs") or []:
+                failing = sum(1 for r in rows if bad in (r.get("plus_fail_inputs") or []))
+                if failing / len(rows) > 0.5:
+                    out.append(row["id"])
+                    break
+    return sorted(out)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", default="2")
@@ -87,6 +106,7 @@ def main() -> int:
     # a witness fails on it, but A.2 calls that witness ambiguous (most passing trials fail it)
     failed_any = {tid for w in witnesses.values() for tid, o in w["results"].items() if o != "pass"}
     found_ambiguous = [tid for tid in missed if tid in failed_any]
+    shared = shared_defects(labels)
     plus_pass_refuted = sorted(tid for tid in refuted if labels.get(tid, {}).get("plus_status") == "pass")
     passing = [tid for tid, t in trials.items() if t["official"] == "passed"]
 
@@ -98,6 +118,10 @@ def main() -> int:
         "recall": round(len(caught) / len(false_passes), 3) if false_passes else None,
         "missed": missed,
         "missed_but_failing_an_ambiguous_witness": found_ambiguous,
+        # from the labels alone: the false passes whose labelled failing input more than half of the
+        # task's passing samples fail; a witness on that input has rho > 1/2, so A.2 lets it refute
+        # only when P states the case (an explicit requirement)
+        "false_passes_shared_by_most_passing_samples": len(shared),
         "divergence_recall": round((len(caught) + len(found_ambiguous)) / len(false_passes), 3) if false_passes else None,
         "refuted": len(refuted),
         "refuted_but_plus_passes": plus_pass_refuted,

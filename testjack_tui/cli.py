@@ -98,15 +98,19 @@ def _check_environment(store, run_id: str, author: str, backend: str | None) -> 
                 "TESTJACK_MODEL (the model name)",
                 EXIT_ENVIRONMENT,
             )
+    from testjack_tui.worlds.images import needs_docker
+
+    tasks = store.list_tasks(run_id)
+    only_docker = [t.id for t in tasks if needs_docker(t.environment.image)]
     backends = {backend} if backend else set()
     if not backend:
         run = store.get_run(run_id)
         backends.add(str(run.default_backend))
-        backends |= {str(t.environment.backend) for t in store.list_tasks(run_id) if t.environment.backend}
-    if "docker" in backends:
+        backends |= {str(t.environment.backend) for t in tasks if t.environment.backend}
+    if "docker" in backends or only_docker:
         from testjack_tui.worlds.engine_check import docker_problem
 
-        problem = docker_problem()
+        problem = docker_problem(only_docker)
         if problem:
             raise CliError(problem, EXIT_ENVIRONMENT)
 

@@ -66,9 +66,12 @@ def ghost_branches(trial_patch: str, coverage: dict | None, read_file: ReadFile,
     """Added lines and branches T0 never executes, one Evidence per run of unexecuted lines or per missed arc.
 
     ``coverage`` is ``ExecResult.coverage`` of T0 on the model world (None: nothing to report, the
-    run did not collect coverage). ``read_file`` reads a post-patch file of the model world.
+    run did not collect coverage). An empty measurement says nothing either: T0 then ran its tests
+    in a process coverage did not follow (a Harbor task's ``test.sh`` starting its own pytest),
+    and reporting every added line as never run would be evidence of nothing. ``read_file`` reads
+    a post-patch file of the model world.
     """
-    if coverage is None:
+    if not coverage:
         return []
     found: list[Evidence] = []
     for changed, source in changed_code(trial_patch, read_file):

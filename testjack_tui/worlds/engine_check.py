@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 
-def docker_problem() -> str | None:
-    """None when an engine answers; otherwise a message that says how to get one."""
+def docker_problem(only_docker: list[str] = ()) -> str | None:
+    """None when an engine answers; otherwise a message that says how to get one.
+
+    ``only_docker``: tasks that cannot run anywhere else (Harbor tasks build their own image), so
+    the message does not suggest the local backend for them.
+    """
     try:
         import docker
 
@@ -13,6 +17,13 @@ def docker_problem() -> str | None:
         client.close()
         return None
     except Exception as exc:  # the SDK raises several types for "no engine"
+        if only_docker:
+            named = ", ".join(list(only_docker)[:3]) + (f" and {len(only_docker) - 3} more" if len(only_docker) > 3 else "")
+            return (
+                f"task(s) {named} build their own container image (Harbor tasks) and run on the docker "
+                f"backend only, and no Docker engine answers ({type(exc).__name__}). Start one (for example: "
+                "sudo bash .ci/docker.sh, which installs docker.io, starts dockerd and builds the base image)."
+            )
         return (
             f"the docker backend needs a running Docker engine, and none answers ({type(exc).__name__}). "
             "Start one (for example: sudo bash .ci/docker.sh, which installs docker.io, starts dockerd and "

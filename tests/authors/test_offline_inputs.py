@@ -81,3 +81,19 @@ def test_integers_below_the_range_p_and_t0_use_are_marked_frontier():
     listed = plan_inputs(Target("g", "m.py", (Param("xs", "List[int]"),)), [CallArgs(([4, 9],))], Domain(),
                          seed=3, budget=40, generate=10)
     assert all(v >= 1 for c in listed for v in c.args[0])
+
+
+def test_limits_p_states_for_a_parameter_keep_probes_inside_the_task():
+    domain = Domain.from_prompt(
+        'def f(n, base, xs):\n    """Assume n > 1. base numbers are less than 10.\n'
+        '    xs is a list of length at least two. The ratio is above 0.5."""\n', ["n", "base", "xs"])
+    assert domain.bounds == (("n", 2, None), ("base", None, 9)) and domain.min_length == 2
+    names = ["n", "base", "xs"]
+    assert domain.admits_call(CallArgs((2, 9, [1, 2])), names)
+    assert not domain.admits_call(CallArgs((1, 9, [1, 2])), names)  # n > 1
+    assert not domain.admits_call(CallArgs((5, 21, [1, 2])), names)  # base below 10
+    assert not domain.admits_call(CallArgs((5, 2, [1])), names)  # at least two elements
+    assert Domain.from_prompt("Given 1 <= k <= 100.", ["k"]).bounds == (("k", 1, 100),)
+    target = Target("f", "m.py", (Param("n", "int"), Param("base", "int"), Param("xs", "list")))
+    planned = plan_inputs(target, [CallArgs((8, 3, [1, 2]))], domain, seed=1, budget=60, generate=20)
+    assert planned and all(domain.admits_call(c, names) for c in planned)

@@ -98,3 +98,5 @@ def test_a_module_t0_never_imports_is_all_ghost():
 def test_no_coverage_means_no_findings():
     patch = make_diff({"calc.py": BEFORE}, {"calc.py": AFTER})
     assert ghost_branches(patch, None, read, PROMPT) == []
+    # T0 ran its tests in a process coverage did not follow: nothing was measured, nothing is claimed
+    assert ghost_branches(patch, {}, read, PROMPT) == []

@@ -196,13 +196,14 @@ class OfflineAuthor:
         return out
 
     def _amplified(self, ctx: AuthorContext, view: TaskView, known: set[str]) -> list[Candidate]:
-        domain = Domain.from_prompt(view.prompt)
         plans: list[tuple[Target, Access, list[CallArgs], list[CallArgs]]] = []
         for name in sorted(view.targets):
             target = view.targets[name]
             seeds = view.t0_calls(name)
             if not seeds:
                 continue
+            names = [p.name for p in target.params]
+            domain = Domain.from_prompt(view.prompt, names)
             seed_keys = {c.key for c in view.seeds(name)}
             allowed = domain.narrowed_by(view.seeds(name))
             mutated: dict[str, CallArgs] = {}
@@ -210,7 +211,7 @@ class OfflineAuthor:
                 values = [*m.args, *(v for _, v in m.kwargs)]
                 if m.key in seed_keys or m.key in mutated or call_key(name, m.source()) in known:
                     continue
-                if all(literal_ok(v) and allowed.admits(v) for v in values):
+                if all(literal_ok(v) and allowed.admits(v) for v in values) and domain.admits_call(m, names):
                     mutated[m.key] = m
                 if len(mutated) >= self.budget:
                     break
@@ -246,7 +247,6 @@ class OfflineAuthor:
         targets = shared_targets(ctx.task.reference_patch, ctx.trial.patch, ctx.read_file)
         if not targets:
             return []
-        domain = Domain.from_prompt(view.prompt)
         cases: list[tuple[str, str]] = []
         meta: list[tuple[Target, CallArgs]] = []
         imports: dict[str, list[str]] = {}
@@ -257,6 +257,7 @@ class OfflineAuthor:
             access = view.access(target)
             accesses[target.name] = access
             imports[target.name] = list(access.imports)
+            domain = Domain.from_prompt(view.prompt, [p.name for p in target.params])
             stated_seeds = view.seeds(target.name)
             floors = seed_floors(stated_seeds)
             stated_keys = {c.key for c in stated_seeds}

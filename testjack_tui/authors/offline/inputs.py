@@ -16,6 +16,7 @@ same way orders nothing here (mutations are enumerated, not sampled).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import re
 import typing
@@ -114,20 +115,53 @@ def aliases_in_tests(source: str, name: str) -> list[str]:
 # ---------------------------------------------------------------------------------------- domain
 
 
+_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
+_INT = r"(-?\d+|zero|one|two|three|four|five|ten)(?!\.\d|\d)"  # a whole number, not 0.5
+
+
+def _number(text: str) -> int:
+    return _WORDS[text] if text in _WORDS else int(text)
+
+
 @dataclass(frozen=True)
 class Domain:
-    """What P says about numbers: ``int_min`` is 1 for "positive", 0 for "non-negative"."""
+    """What P says about the inputs.
+
+    ``int_min`` is 1 for "positive", 0 for "non-negative" (every integer). ``bounds`` are the
+    limits P states for one parameter (``n > 1``, ``1 <= k <= 100``, "base numbers are less than
+    10"), and ``min_length`` the length it states for a list ("of length at least two"). Inputs
+    outside them are not the task's: a witness there would check what P never asked.
+    """
 
     int_min: int | None = None
+    bounds: tuple[tuple[str, int | None, int | None], ...] = ()  # (parameter, lowest, highest)
+    min_length: int | None = None
 
     @classmethod
-    def from_prompt(cls, prompt: str) -> "Domain":
+    def from_prompt(cls, prompt: str, params: Iterable[str] = ()) -> "Domain":
         low = prompt.lower()
+        int_min = None
         if re.search(r"\bnon-?negative\b", low):
-            return cls(0)
-        if re.search(r"\bpositive (?:integer|number|int|whole)", low) and "negative" not in low.replace("positive", ""):
-            return cls(1)
-        return cls()
+            int_min = 0
+        elif re.search(r"\bpositive (?:integer|number|int|whole)", low) and "negative" not in low.replace("positive", ""):
+            int_min = 1
+        bounds = tuple(b for b in (_stated_bounds(low, p.lower(), p) for p in params) if b[1] is not None or b[2] is not None)
+        length = re.search(r"length (?:of )?at least " + _INT, low) or re.search(
+            r"at least " + _INT + r" (?:elements|numbers|items|values|entries)", low)
+        return cls(int_min, bounds, _number(length.group(1)) if length else None)
+
+    def admits_call(self, call: "CallArgs", names: list[str]) -> bool:
+        """Whether the call's top-level arguments keep to the limits P states for their parameters."""
+        named = list(zip(names, call.args)) + list(call.kwargs)
+        limits = {p: (lo, hi) for p, lo, hi in self.bounds}
+        for name, value in named:
+            if _plain_int(value) and name in limits:
+                lo, hi = limits[name]
+                if (lo is not None and value < lo) or (hi is not None and value > hi):
+                    return False
+            if self.min_length is not None and isinstance(value, (list, tuple)) and len(value) < self.min_length:
+                return False
+        return True
 
     def narrowed_by(self, seeds: list["CallArgs"]) -> "Domain":
         """Keep to the integers P's examples and T0 use: no zero or negatives unless they appear.
@@ -141,7 +175,7 @@ class Domain:
         if not ints or min(ints) < 0:
             return self
         floor = 0 if min(ints) == 0 else 1
-        return Domain(floor if self.int_min is None else max(floor, self.int_min))
+        return dataclasses.replace(self, int_min=floor if self.int_min is None else max(floor, self.int_min))
 
     def admits(self, value: Any) -> bool:
         if self.int_min is None:
@@ -155,6 +189,39 @@ class Domain:
         if isinstance(value, dict):
             return all(self.admits(v) for v in value.values())
         return True
+
+
+def _stated_bounds(low: str, name: str, original: str) -> tuple[str, int | None, int | None]:
+    """The lowest and highest integer P allows for parameter ``name`` (None: it says nothing)."""
+    lo: int | None = None
+    hi: int | None = None
+    n = re.escape(name)
+
+    def raise_lo(v: int) -> None:
+        nonlocal lo
+        lo = v if lo is None else max(lo, v)
+
+    def lower_hi(v: int) -> None:
+        nonlocal hi
+        hi = v if hi is None else min(hi, v)
+
+    for op, k in re.findall(rf"(?<![\w.]){n}\s*(>=|>|<=|<|≥|≤)\s*{_INT}", low):
+        v = _number(k)
+        {">": lambda: raise_lo(v + 1), ">=": lambda: raise_lo(v), "≥": lambda: raise_lo(v),
+         "<": lambda: lower_hi(v - 1), "<=": lambda: lower_hi(v), "≤": lambda: lower_hi(v)}[op]()
+    for k, op in re.findall(rf"{_INT}\s*(<=|<|≤)\s*{n}(?![\w(])", low):
+        v = _number(k)
+        raise_lo(v + 1 if op == "<" else v)
+    phrase = rf"(?<![\w.]){n}\b[^.;:\n]{{0,25}}?\b(?:is|are|be)\s+"
+    for k in re.findall(phrase + rf"(?:less|smaller|lower) than\s+{_INT}", low):
+        lower_hi(_number(k) - 1)
+    for k in re.findall(phrase + rf"(?:greater|larger|bigger|more) than\s+{_INT}", low):
+        raise_lo(_number(k) + 1)
+    for k in re.findall(phrase + rf"at least\s+{_INT}", low):
+        raise_lo(_number(k))
+    for k in re.findall(phrase + rf"at most\s+{_INT}", low):
+        lower_hi(_number(k))
+    return original, lo, hi
 
 
 def seed_floors(seeds: list["CallArgs"]) -> dict[int, int]:
@@ -417,6 +484,7 @@ def plan_inputs(
     any_type = {i for i, p in enumerate(target.params) if is_any_list(p.annotation)}
     stated = domain
     domain = domain.narrowed_by(seeds)
+    names = [p.name for p in target.params]
     arity = (len(target.required), len(target.params))
     out: dict[str, CallArgs] = {}
 
@@ -430,7 +498,7 @@ def plan_inputs(
             return
         if all(stated.admits(v) if _plain_int(v) else domain.admits(v) for v in call.args) and all(
             domain.admits(v) for _, v in call.kwargs
-        ):
+        ) and stated.admits_call(call, names):
             out[call.key] = call
 
     for s in seeds:

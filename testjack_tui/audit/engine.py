@@ -146,7 +146,8 @@ class Audit:
         if not self.store.step_done(self.run.id, key):
             self._emit(f"T0 on the worlds of {task.id}")
             ev = evaluate_task(self.store, self.service, task, trials)
-            self.store.mark_step(self.run.id, key, {"malformed": ev.malformed})
+            if not ev.environment_failed:  # else: evaluated again by the next audit
+                self.store.mark_step(self.run.id, key, {"malformed": ev.malformed})
             recompute_task(self.store, task)
         self._step(f"T0 done for {task.id}")
 

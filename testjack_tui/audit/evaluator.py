@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from store import Store
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.model import Official, Task, Trial, WorldKind
-from testjack_tui.worlds.request import STATUS_OK, ExecResult
+from testjack_tui.worlds.request import STATUS_ERROR, STATUS_SETUP_FAILED, STATUS_OK, ExecResult
 
 REFERENCE_RUNS = 3
 
@@ -25,6 +25,9 @@ class TaskEvaluation:
     reason: str
     null_passing: list[str]
     model: dict[str, ExecResult]  # trial id -> its T0 result
+    # a world could not be set up (no engine, an image missing): the machine's fault, not the
+    # task's, so the next audit evaluates the task again instead of keeping it malformed
+    environment_failed: bool = False
 
 
 def t0_status(result: ExecResult, graded: list[str]) -> str:
@@ -89,4 +92,6 @@ def evaluate_task(store: Store, service: ExecutionService, task: Task, trials: l
             official = Official.PASSED if status == "passed" else Official.FAILED
             store.set_trial_official(task.run_id, trial.id, official)
         model_results[trial.id] = res
-    return TaskEvaluation(bool(reasons), reason, null_passing, model_results)
+    unset = {STATUS_SETUP_FAILED, STATUS_ERROR}
+    return TaskEvaluation(bool(reasons), reason, null_passing, model_results,
+                          environment_failed=any(r.status in unset for r in results))

@@ -14,7 +14,8 @@ from typing import Callable, Iterable
 from store import Store
 from testjack_tui.audit.patchtext import apply_to_text
 from testjack_tui.model import Backend, Run, Task, Trial, WorldKind
-from testjack_tui.worlds.request import ExecRequest, ExecResult, Patch
+from testjack_tui.worlds.request import STATUS_ERROR, STATUS_SETUP_FAILED, ExecRequest, ExecResult, Patch
+from testjack_tui.worlds.witness_runs import for_witnesses
 
 # request -> result; the default runs through testjack_tui.worlds.executor.Executor
 RunMany = Callable[[list[ExecRequest]], Iterable[tuple[ExecRequest, ExecResult]]]
@@ -82,7 +83,8 @@ class ExecutionService:
         if task.test_patch.strip():
             patches.append(Patch("tests", task.test_patch))
         backend = self.backend_for(task)
-        return ExecRequest(
+        # witness files on a task whose command names its own tests: run the witnesses instead
+        return for_witnesses(ExecRequest(
             snapshot=task.snapshot,
             snapshot_digest=task.snapshot_digest,
             patches=tuple(patches),
@@ -99,7 +101,7 @@ class ExecutionService:
             coverage=coverage,
             attempt=attempt,
             label=label or f"{task.id}:{world}" + (f":{trial.id}" if trial else ""),
-        )
+        ))
 
     # -------------------------------------------------------------- running
 
@@ -128,7 +130,9 @@ class ExecutionService:
         if todo:
             for req, res in self._stream(todo):
                 key = req.key()
-                if not fresh:
+                # a world that could not be set up (no engine, a missing image) or an executor
+                # failure says nothing about the world: not kept, so the next audit runs it again
+                if not fresh and res.status not in (STATUS_SETUP_FAILED, STATUS_ERROR):
                     self.store.put_execution(key, self.run_record.id, req.label, req.to_dict(), res.to_dict())
                 self.executed += 1
                 for i in pending.get(key, []):

@@ -295,6 +295,58 @@ def cmd_undo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ---------------------------------------------------------------------- cache
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return ""
+
+
+def _days_ago(when: float) -> str:
+    import time
+
+    days = (time.time() - when) / 86400
+    return "today" if days < 1 else f"{days:.0f} days ago"
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from testjack_tui.worlds.cache import totals, usage
+    from testjack_tui.worlds.materialise import default_cache_dir
+
+    cache_dir = default_cache_dir()
+    print(f"cache: {cache_dir}")
+    rows = totals(usage(cache_dir))
+    if not rows:
+        print("empty")
+        return EXIT_OK
+    print(f"{'kind':<12} {'entries':>7} {'size':>10}  oldest last use")
+    for t in rows:
+        print(f"{t.kind:<12} {t.count:>7} {_size(t.bytes):>10}  {_days_ago(t.oldest_use)}")
+    print(f"{'total':<12} {sum(t.count for t in rows):>7} {_size(sum(t.bytes for t in rows)):>10}")
+    return EXIT_OK
+
+
+def cmd_cache_prune(args: argparse.Namespace) -> int:
+    from testjack_tui.worlds.cache import prune
+    from testjack_tui.worlds.materialise import default_cache_dir
+
+    if args.older_than < 0:
+        raise CliError(f"--older-than {args.older_than}: days must not be negative")
+    cache_dir = default_cache_dir()
+    summary = prune(cache_dir, args.older_than, dry_run=args.dry_run)
+    verb = "would remove" if args.dry_run else "removed"
+    for e in summary.removed:
+        print(f"{verb} {e.kind} {e.name} ({_size(e.bytes)}, last used {_days_ago(e.last_used)})")
+    for e, why in summary.skipped:
+        print(f"skipped {e.kind} {e.name}: {why}")
+    freed = "would free" if args.dry_run else "freed"
+    print(f"{freed} {_size(summary.freed)} in {len(summary.removed)} entries from {cache_dir}")
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------------- the console
 
 def cmd_open(args: argparse.Namespace) -> int:
@@ -335,7 +387,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="the run's name (default: from the files)")
     p.add_argument("--samples", help="humaneval: the samples file, when PATH is the problems file")
     p.add_argument("--predictions", action="append", help="swebench: predictions file(s)")
-    p.add_argument("--report", help="swebench: the harness's report of resolved ids")
+    p.add_argument("--report", action="append", help="swebench: the harness's report(s) of resolved ids; one per model: <model>.<run_id>.json")
     p.add_argument("--repos", help="swebench: a directory of local clones")
     p.add_argument("--repo-url", dest="repo_url", help="swebench: git URL template, e.g. https://host/{repo}.git")
     p.add_argument("--jobs", help="harbor: the job directory")
@@ -401,6 +453,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", help="the run the ruling belongs to, when ids could clash")
     p.add_argument("--by", dest="author_name", default=os.environ.get("USER") or "analyst")
     p.set_defaults(func=cmd_undo)
+
+    p = sub.add_parser("cache", help="what the cache holds ($TESTJACK_CACHE, else ~/.cache/testjack)")
+    p.set_defaults(func=cmd_cache)
+    cache_sub = p.add_subparsers(dest="cache_command")
+    pp = cache_sub.add_parser("prune", help="remove snapshot trees and environments not used for DAYS")
+    pp.add_argument("--older-than", dest="older_than", type=float, default=30.0, metavar="DAYS",
+                    help="unused for this many days (default 30); world leftovers go after a day")
+    pp.add_argument("--dry-run", action="store_true", help="print what would go; remove nothing")
+    pp.set_defaults(func=cmd_cache_prune)
     return parser
 
 

@@ -15,7 +15,11 @@ How it maps onto TestJack's worlds (kept deliberately modest):
   backend builds it once and caches it by a digest of the context).
 - G adds the oracle's ``solution/`` files; the test patch adds ``tests/``.
 - T0 (``COMMAND``) runs the oracle when it is present (the reference world), then
-  ``tests/test.sh`` with a fresh ``/logs/verifier``; its single graded id is ``reward``, read from
+  ``tests/test.sh`` with a fresh ``/logs/verifier``, both from the world's directory. In a task
+  image the docker backend puts the world where Harbor does (at the image's ``WORKDIR``, ``tests/``
+  and ``solution/`` also at ``/tests`` and ``/solution``), and the command runs the copies at
+  ``/solution`` and ``/tests`` when they are there, the world's own otherwise (an image named in
+  task.toml keeps TestJack's layout); scripts written either way work; its single graded id is ``reward``, read from
   ``reward.txt`` (or the ``reward`` of ``reward.json``) as Harbor's verifier does: passed when the
   reward is above 0. The command writes that outcome as a one-case JUnit XML and exits 0 only on
   a pass, so the backends read it like any other report.
@@ -43,7 +47,8 @@ FORMAT = "harbor"
 REWARD_ID = "reward"
 # One shell script for T0 and for witnesses, chosen by the requested ids ({tests}). POSIX sh only:
 # a Harbor image may have no Python; the reward's sign is read without floating-point tools.
-COMMAND = r"""test ! -f solution/solve.sh || bash solution/solve.sh
+COMMAND = r"""if [ -f /solution/solve.sh ]; then bash /solution/solve.sh
+elif [ -f solution/solve.sh ]; then bash solution/solve.sh; fi
 set -- {tests}
 if [ $# -gt 0 ] && [ "$*" != reward ]; then
   python3 -c 'import pytest' 2>/dev/null || {
@@ -52,7 +57,7 @@ if [ $# -gt 0 ] && [ "$*" != reward ]; then
   exec python3 -m pytest -p no:cacheprovider -q --junitxml={junit} "$@"
 fi
 rm -rf /logs/verifier && mkdir -p /logs/verifier || exit 4
-bash tests/test.sh
+if [ -f /tests/test.sh ]; then bash /tests/test.sh; else bash tests/test.sh; fi
 r=
 if [ -f /logs/verifier/reward.txt ]; then r=$(tr -d ' \t\r\n' < /logs/verifier/reward.txt)
 elif [ -f /logs/verifier/reward.json ]; then

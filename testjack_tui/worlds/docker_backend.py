@@ -14,6 +14,14 @@ patch applies or fails identically), packed into a tar and copied into a fresh c
 Its image is the request's, the base image, or one built from the task's own Dockerfile (a build
 spec, see ``images``: built once per context digest and kept as ``testjack/env:<digest12>``).
 
+A task image (a Harbor task's) gets the layout its scripts are written for instead
+(``images.task_layout``): the world at the image's ``WORKDIR`` (``/app`` by default), laid over what
+the image put there, its ``tests/`` and ``solution/`` also at ``/tests`` and ``/solution``, the
+commands run from ``WORKDIR`` as the image's user (root unless it sets ``USER``). Its root file
+system is writable, as Harbor's containers are (its scripts write to ``/tests``, ``/solution``, the
+work directory and wherever the image's tools install things); no network, no capabilities and the
+limits stay, and the container goes away afterwards like any other.
+
 Its first process only sleeps; setup and command run in it with ``exec``, so the daemon's exit
 code is the command's, and a kill of the container at the timeout ends every process the test
 started. JUnit XML and coverage data come back with ``get_archive`` and are read by the same
@@ -40,15 +48,16 @@ import tarfile
 import tempfile
 import threading
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import docker
 import docker.errors
 from docker.types import Mount
 
+from .cache import mark_used
 from .cancel import current_scope
 from .command import PYTEST_ENV, render_command, with_coverage
-from .images import EnvironmentImages, ImageProblem, needs_docker
+from .images import EnvironmentImages, ImageProblem, TaskLayout, needs_docker, task_layout
 from .junit import cross_check
 from .logparsers import capture_limit, run_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
@@ -115,6 +124,11 @@ def _tar_of(directory: Path, arcname: str, uid: int, gid: int) -> bytes:
     return buf.getvalue()
 
 
+def _standard_layout() -> TaskLayout:
+    """The world at /testjack/world, run by ``tester`` when the image has that user."""
+    return TaskLayout(workdir=WORLD, copies=(), user=TEST_USER, writable_root=False)
+
+
 def _empty_dir_tar(name: str, uid: int, gid: int) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
@@ -126,6 +140,10 @@ def _empty_dir_tar(name: str, uid: int, gid: int) -> bytes:
 
 
 def _user_ids(passwd: str, user: str) -> tuple[int, int] | None:
+    """The uid and gid of ``user`` (a name or ``uid``, optionally ``:group``) in ``passwd``."""
+    user, _, group = user.partition(":")
+    if user.isdigit():
+        return int(user), int(group) if group.isdigit() else int(user)
     for line in passwd.splitlines():
         parts = line.split(":")
         if len(parts) >= 4 and parts[0] == user:
@@ -168,7 +186,7 @@ def _deps_dir(requirements: tuple[str, ...], cache_dir: Path) -> Path:
     target = base / key
     with open(base / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if (base / f"{key}.ready").exists():
+        if mark_used(base / f"{key}.ready"):  # also records the use, for `testjack cache prune`
             return target
         shutil.rmtree(target, ignore_errors=True)
         proc = subprocess.run(
@@ -254,18 +272,20 @@ class DockerBackend:
                 deps = _deps_dir(tuple(request.requirements), self.cache_dir)
             except RuntimeError as exc:
                 return ExecResult(status=STATUS_SETUP_FAILED, message=str(exc))
-        container = self._create(client, request, deps)
+        image = self.images.resolve(client, request.snapshot, request.snapshot_digest,
+                                    request.image, self.base_image)
+        layout = task_layout(client, image) if needs_docker(request.image) else _standard_layout()
+        container = self._create(client, request, image, layout, deps)
         try:
-            return self._run_container(container, request, world, out, started)
+            return self._run_container(container, request, layout, world, out, started)
         finally:
             try:
                 container.remove(force=True, v=True)
             except docker.errors.NotFound:  # already gone (removed by hand, engine restarted)
                 pass
 
-    def _create(self, client, request: ExecRequest, deps: Path | None):
-        image = self.images.resolve(client, request.snapshot, request.snapshot_digest,
-                                    request.image, self.base_image)
+    def _create(self, client, request: ExecRequest, image: str, layout: TaskLayout,
+                deps: Path | None):
         mounts = [Mount(target=ROOT, source=None, type="volume")]
         if deps is not None:
             mounts.append(Mount(target=DEPS, source=str(deps), type="bind", read_only=True))
@@ -279,7 +299,7 @@ class DockerBackend:
             memswap_limit=memory,  # no swap: the memory limit is the limit
             nano_cpus=max(int(request.cpus * 1e9), 10_000_000),
             pids_limit=max(request.pids, 8),
-            read_only=True,
+            read_only=not layout.writable_root,
             tmpfs={"/tmp": f"size={max(request.memory_mb // 4, 16)}m,mode=1777",
                    LOGS: "size=16m,mode=1777"},
             mounts=mounts,
@@ -289,13 +309,18 @@ class DockerBackend:
             labels={"org.testjack.run": request.label or "exec"},
         )
 
-    def _run_container(self, container, request: ExecRequest, world: Path, out: Path,
-                       started: float) -> ExecResult:
-        user, uid, gid = self._user_of(container)
-        container.put_archive(ROOT, _tar_of(world, "world", uid, gid))
+    def _run_container(self, container, request: ExecRequest, layout: TaskLayout, world: Path,
+                       out: Path, started: float) -> ExecResult:
+        user, uid, gid = self._user_of(container, layout.user)
+        # the world, and its copies, as tars laid over what the image has at those paths
+        for source, target in [(world, layout.workdir),
+                               *((world / sub, at) for sub, at in layout.copies)]:
+            if source.is_dir():
+                place = PurePosixPath(target)
+                container.put_archive(str(place.parent), _tar_of(source, place.name, uid, gid))
         container.put_archive(ROOT, _empty_dir_tar("out", uid, gid))
         container.start()
-        pythonpath = WORLD + (f":{DEPS}" if request.requirements else "")
+        pythonpath = layout.workdir + (f":{DEPS}" if request.requirements else "")
         env = {"PYTHONPATH": pythonpath, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
                "PYTHONDONTWRITEBYTECODE": "1", **PYTEST_ENV}
         capture = capture_limit(request.max_output, request.log_parser)  # returned: max_output
@@ -304,7 +329,8 @@ class DockerBackend:
         deadline = started + request.timeout
         notes: list[str] = []
         if request.setup:
-            code, how = self._exec(container, request.setup, user, env, deadline, stdout, stderr)
+            code, how = self._exec(container, request.setup, user, layout.workdir, env, deadline,
+                                    stdout, stderr)
             if how != "done" or code != 0:
                 status = {"timeout": STATUS_TIMEOUT, "cancelled": STATUS_ERROR}.get(
                     how, STATUS_SETUP_FAILED)
@@ -321,7 +347,8 @@ class DockerBackend:
                 notes.append("coverage asked for, but the command has no pytest invocation to wrap")
             else:
                 command = wrapped
-        code, how = self._exec(container, command, user, env, deadline, stdout, stderr)
+        code, how = self._exec(container, command, user, layout.workdir, env, deadline, stdout,
+                               stderr)
         _read_archive(container, OUT, out)
         junit = out / "junit.xml"
         outcomes, reported = run_outcomes(junit, request.log_parser, stdout.text(), stderr.text(),
@@ -343,12 +370,17 @@ class DockerBackend:
         if request.coverage and status == STATUS_OK:
             # the data names files by their path in the container; a host world at that path
             # does not exist, so map through a directory named like it
-            coverage = _coverage_in_container(out / "coverage.data")
+            coverage = _coverage_in_container(out / "coverage.data", layout.workdir)
         return ExecResult(status=status, outcomes=outcomes, message="; ".join(notes),
                           coverage=coverage, **common)
 
-    def _user_of(self, container) -> tuple[str, int, int]:
-        """``tester`` (and its ids) when the image has that user, else root."""
+    def _user_of(self, container, wanted: str) -> tuple[str, int, int]:
+        """``wanted`` and its ids (from the image's /etc/passwd); "" means root.
+
+        ``tester`` is optional (the base image has it, other images need not): without it, root.
+        An image's own ``USER`` is kept even when /etc/passwd does not name it (files: uid 0)."""
+        if not wanted:
+            return "0", 0, 0
         passwd = io.BytesIO()
         try:
             stream, _ = container.get_archive("/etc/passwd")
@@ -360,15 +392,17 @@ class DockerBackend:
                 text = tar.extractfile(member).read().decode() if member and member.isfile() else ""
         except Exception:  # an image without /etc/passwd
             text = ""
-        ids = _user_ids(text, TEST_USER)
-        return (TEST_USER, *ids) if ids else ("0", 0, 0)
+        ids = _user_ids(text, wanted)
+        if ids:
+            return (wanted, *ids)
+        return ("0", 0, 0) if wanted == TEST_USER else (wanted, 0, 0)
 
-    def _exec(self, container, shell_line: str, user: str, env: dict[str, str], deadline: float,
-              stdout: _Bounded, stderr: _Bounded) -> tuple[int | None, str]:
+    def _exec(self, container, shell_line: str, user: str, workdir: str, env: dict[str, str],
+              deadline: float, stdout: _Bounded, stderr: _Bounded) -> tuple[int | None, str]:
         """Run ``shell_line`` in the world; (exit code, "done" | "timeout" | "cancelled")."""
         api = container.client.api
         exec_id = api.exec_create(container.id, ["/bin/sh", "-c", shell_line], user=user,
-                                  workdir=WORLD, environment=env)["Id"]
+                                  workdir=workdir, environment=env)["Id"]
         finished = threading.Event()
         failure: list[BaseException] = []
 
@@ -415,7 +449,7 @@ def _kill(container) -> None:
         pass
 
 
-def _coverage_in_container(data_file: Path) -> dict:
+def _coverage_in_container(data_file: Path, world: str = WORLD) -> dict:
     """Coverage of the world's files, keyed by their path relative to the world, as the local
     backend gives it. The data names files by their path in the container; coverage.py reads
     the data file the image's (possibly older) coverage.py wrote."""
@@ -425,7 +459,7 @@ def _coverage_in_container(data_file: Path) -> dict:
         return {}
     data = CoverageData(basename=str(data_file))
     data.read()
-    prefix = WORLD + "/"
+    prefix = world + "/"
     result = {}
     for measured in sorted(data.measured_files()):
         if measured.startswith(prefix):

@@ -25,6 +25,11 @@ the mapped Dockerfile has a tag of its own. An environment variable rather than 
 request: it says what this machine has, not what the task is, so it stays out of the request's
 key (results cached under another map are reused).
 
+Where a task image's world goes (``task_layout``): Harbor writes its tasks for the image's
+``WORKDIR`` (the agent's directory, ``/app`` when the Dockerfile sets none), with the task's
+``tests/`` at ``/tests`` and the oracle's ``solution/`` at ``/solution``, run as the image's user.
+The layout is read from the built image's configuration, so it follows the Dockerfile.
+
 The Dockerfile is parsed only for its ``FROM`` lines (line continuations, ``--platform``, ``AS``
 stage names, ``ARG`` defaults declared before the first ``FROM``); the docker SDK does the rest
 (context tar, ``.dockerignore``, the build itself).
@@ -37,12 +42,16 @@ import os
 import re
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 BUILD_PREFIX = "build:"
 ENV_REPOSITORY = "testjack/env"
 MAP_VARIABLE = "TESTJACK_BASE_IMAGE_MAP"
 LOG_TAIL = 15  # build log lines shown when a build fails
+DEFAULT_WORKDIR = "/app"  # Harbor's convention when the Dockerfile sets no WORKDIR
+# World subdirectories Harbor's verifier also finds at an absolute path (its oracle and its tests)
+HARBOR_COPIES = (("tests", "/tests"), ("solution", "/solution"))
 
 
 class ImageProblem(Exception):
@@ -69,6 +78,23 @@ def task_of(image: str | None) -> str:
 def needs_docker(image: str | None) -> bool:
     """Whether a world in ``image`` can only run on the docker backend (its image is built)."""
     return dockerfile_of(image) is not None
+
+
+@dataclass(frozen=True)
+class TaskLayout:
+    """Where a task image's world sits and who runs its commands."""
+
+    workdir: str  # the world, and the commands' working directory
+    copies: tuple[tuple[str, str], ...]  # (world subdirectory, absolute path it is copied to)
+    user: str  # the image's USER ("" = root)
+    writable_root: bool = True  # Harbor's containers write outside the world (/tests, /solution)
+
+
+def task_layout(client, tag: str) -> TaskLayout:
+    """The layout of the built image ``tag``: its ``WORKDIR`` (else ``/app``) and ``USER``."""
+    config = client.images.get(tag).attrs.get("Config") or {}
+    workdir = (config.get("WorkingDir") or "").rstrip("/") or DEFAULT_WORKDIR
+    return TaskLayout(workdir=workdir, copies=HARBOR_COPIES, user=config.get("User") or "")
 
 
 def base_image_map(text: str | None = None) -> dict[str, str]:

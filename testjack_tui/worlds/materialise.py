@@ -27,6 +27,7 @@ import stat
 import uuid
 from pathlib import Path
 
+from .cache import mark_used
 from .patching import PatchFailed, apply_patch
 from .request import ExecRequest
 
@@ -59,7 +60,7 @@ def pristine_tree(snapshot: Path, digest: str, cache_dir: Path) -> Path:
     if base.stat().st_uid != _pristine_owner()[0]:
         os.chown(base, *_pristine_owner())
     tree = base / digest
-    if (base / f"{digest}.ready").exists():
+    if mark_used(base / f"{digest}.ready"):  # False when never built or pruned just now
         return tree
     with open(base / f"{digest}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

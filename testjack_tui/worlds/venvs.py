@@ -28,6 +28,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from .cache import mark_used
+
 
 class EnvironmentFailed(Exception):
     """The environment could not be built; the message has pip's last lines."""
@@ -77,7 +79,7 @@ def venv_environment(requirements: tuple[str, ...], cache_dir: Path) -> Environm
     venv = root / requirements_key(requirements)
     ready = venv / ".testjack-ready"
     env = Environment(venv / "bin", venv / "bin" / "python")
-    if ready.exists():
+    if mark_used(ready):  # its mtime is "last used" for `testjack cache prune`
         return env
     with open(root / f"{venv.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -14,7 +14,6 @@ the defective sample fails has rho = 1/2 and refutes it):
 """
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -130,6 +130,22 @@ def test_a_report_named_for_no_model_applies_to_every_prediction(built, tmp_path
     assert {t.official for t in got.trials} == {Official.PASSED}
 
 
+def test_the_command_line_takes_one_report_per_model(built, tmp_path):
+    out, _ = built
+    from store import Store
+    from testjack_tui.cli import main
+
+    store = tmp_path / "s.db"
+    argv = ["import", str(out / "dataset.jsonl"), "--format", "swebench", "--repos", str(out / "repos"),
+            "--predictions", str(out / "predictions.jsonl"), "--name", "pub", "--store", str(store)]
+    for model in ("good", "lists-only", "wrong"):
+        argv += ["--report", str(out / f"{model}.public.json")]
+    assert main(argv) == 0
+    trials = Store(store).list_trial_objects("pub")
+    assert {t.model: t.official for t in trials} == {
+        "good": Official.PASSED, "lists-only": Official.PASSED, "wrong": Official.FAILED}
+
+
 def test_download_fetches_both_public_releases(tmp_path):
     """Needs PyPI: the two pathspec sdists, whose fix is the one-line change the task is about."""
     try:

@@ -58,3 +58,28 @@ def _snapshot_state(root: Path) -> dict[str, tuple[bytes, int]]:
 def snapshot_state():
     """Content and mode of every file, to show a run left the snapshot as it was."""
     return _snapshot_state
+
+
+START_HINT = "run `bash .ci/docker.sh` as root to install and start the engine and build the image"
+
+
+@pytest.fixture(scope="session")
+def engine():
+    """The client of a Docker engine that has TestJack's base image; else fail (CI=true) or skip."""
+    import docker.errors
+
+    from testjack_tui.worlds.docker_backend import BASE_IMAGE, DockerBackend, EngineUnreachable
+
+    problem = None
+    try:
+        client = DockerBackend().client()
+        client.images.get(BASE_IMAGE)
+    except EngineUnreachable as exc:
+        problem = f"no Docker engine answers ({exc}); {START_HINT}"
+    except docker.errors.ImageNotFound:
+        problem = f"the engine has no image {BASE_IMAGE}; {START_HINT}"
+    if problem:
+        if os.environ.get("CI") == "true":
+            pytest.fail(problem)
+        pytest.skip(problem)
+    return client

@@ -11,8 +11,6 @@ from store import Store
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.formats.importing import import_path
 
-from tests.worlds.test_docker_backend import backend  # noqa: F401  (the engine fixture: fails under CI=true)
-
 pytestmark = pytest.mark.docker
 
 MINI = Path(__file__).resolve().parents[2] / "sample_runs" / "mini"
@@ -24,7 +22,7 @@ def t0_outcomes(store: Store) -> dict[str, dict[str, str]]:
     return {label: json.loads(result)["outcomes"] for label, result in rows}
 
 
-def test_t0_outcomes_are_the_same_on_the_local_and_docker_backends(backend, tmp_path: Path) -> None:  # noqa: F811
+def test_t0_outcomes_are_the_same_on_the_local_and_docker_backends(engine, tmp_path: Path) -> None:
     results = {}
     for name in ("local", "docker"):
         store = Store(tmp_path / f"{name}.db")

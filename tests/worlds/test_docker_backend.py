@@ -6,7 +6,6 @@ When no engine answers these tests fail under CI=true and are skipped elsewhere.
 from __future__ import annotations
 
 import hashlib
-import os
 import socket
 import textwrap
 import threading
@@ -16,31 +15,16 @@ from pathlib import Path
 import docker
 import pytest
 
-from testjack_tui.worlds.docker_backend import BASE_IMAGE, DockerBackend, EngineUnreachable
+from testjack_tui.worlds.docker_backend import DockerBackend
 from testjack_tui.worlds.local import LocalBackend
 from testjack_tui.worlds.request import ExecRequest, Patch
 
 pytestmark = pytest.mark.docker
 
-START_HINT = "run `bash .ci/docker.sh` as root to install and start the engine and build the image"
-
-
 @pytest.fixture(scope="module")
-def backend(tmp_path_factory) -> DockerBackend:
-    """A DockerBackend whose engine answers and has the base image; else fail (CI) or skip."""
-    problem = None
-    backend = DockerBackend(cache_dir=tmp_path_factory.mktemp("cache"))
-    try:
-        backend.client().images.get(BASE_IMAGE)
-    except EngineUnreachable as exc:
-        problem = f"no Docker engine answers ({exc}); {START_HINT}"
-    except docker.errors.ImageNotFound:
-        problem = f"the engine has no image {BASE_IMAGE}; {START_HINT}"
-    if problem:
-        if os.environ.get("CI") == "true":
-            pytest.fail(problem)
-        pytest.skip(problem)
-    return backend
+def backend(engine, tmp_path_factory) -> DockerBackend:
+    """A DockerBackend on the engine (conftest's ``engine``: fail under CI=true, else skip)."""
+    return DockerBackend(cache_dir=tmp_path_factory.mktemp("cache"))
 
 
 def _world(root: Path, files: dict[str, str]) -> Path:

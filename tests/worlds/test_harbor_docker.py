@@ -9,7 +9,6 @@ under CI=true and are skipped elsewhere (as in test_docker_backend).
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -24,7 +23,6 @@ from testjack_tui.formats.importing import import_path
 from testjack_tui.report.build import build_report
 from testjack_tui.model import AuthorKind, Mode, RequirementKind
 from testjack_tui.worlds import run_request
-from testjack_tui.worlds.docker_backend import BASE_IMAGE, DockerBackend, EngineUnreachable
 from testjack_tui.worlds.images import MAP_VARIABLE, ENV_REPOSITORY
 from testjack_tui.worlds.request import ExecRequest
 
@@ -33,27 +31,6 @@ pytestmark = pytest.mark.docker
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 WORDCOUNT = FIXTURES / "harbor_docker"
 GREET = FIXTURES / "formats" / "harbor"  # FROM python:3.11-slim, which this engine lacks
-START_HINT = "run `bash .ci/docker.sh` as root to install and start the engine and build the image"
-
-
-@pytest.fixture(scope="module")
-def engine():
-    """The docker client, with the base image; else fail (CI) or skip."""
-    problem = None
-    try:
-        client = DockerBackend().client()
-        client.images.get(BASE_IMAGE)
-    except EngineUnreachable as exc:
-        problem = f"no Docker engine answers ({exc}); {START_HINT}"
-    except docker.errors.ImageNotFound:
-        problem = f"the engine has no image {BASE_IMAGE}; {START_HINT}"
-    if problem:
-        if os.environ.get("CI") == "true":
-            pytest.fail(problem)
-        pytest.skip(problem)
-    return client
-
-
 class AnalystAuthor(NoneAuthor):
     """An analyst who writes one witness for the clause P states about a missing text."""
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -129,19 +130,28 @@ def existing_calls(ctx: AuthorContext) -> set[str]:
     return out
 
 
-def witness_calls(ctx: AuthorContext, name: str) -> list[CallArgs]:
+def witness_calls(ctx: AuthorContext, name: str, refuting: bool | None = None) -> list[CallArgs]:
     """The literal calls of ``name`` that the task's validated witnesses make.
 
-    Ambiguous witnesses count too: when the trial already fails one, a second witness of the same
-    kind of divergence would check the same unstated requirement and be judged the same way, so
-    it would only lengthen the list the analyst reads (the duration task's '1D', '2H', '3M').
-    Flaky witnesses do not: their failures say nothing.
+    ``refuting``: True for the witnesses that may refute, False for the others (ambiguous, not yet
+    classified), None for all. Flaky witnesses never count: their failures say nothing.
     """
     out: list[CallArgs] = []
     for w in ctx.witnesses:
-        if w.status == WitnessStatus.VALIDATED and not w.flaky:
+        if w.status == WitnessStatus.VALIDATED and not w.flaky and refuting in (None, w.refutes):
             out += calls_in_source(w.code, name)
     return out
+
+
+def input_shape(call: CallArgs) -> str:
+    """The call with its digits, upper-case and lower-case runs each reduced to one class.
+
+    ``parse_duration('1D')``, ``('2H')`` and ``('3M')`` share the shape ``('9A')``: inputs of one
+    kind, which an ambiguous witness for the first already stands for.
+    """
+    text = re.sub(r"[0-9]+", "9", call.source())
+    text = re.sub(r"[A-Z]+", "A", text)
+    return re.sub(r"[a-z]+", "a", text)
 
 
 class OfflineAuthor:
@@ -286,17 +296,18 @@ class OfflineAuthor:
                 continue
             found.setdefault(target.name, []).append((call, ref, mine))
         known = existing_calls(ctx)
-        shown = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name)}
+        shown = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=True)}
+        twins = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=False)}
         out: list[Candidate] = []
         for target in targets:
-            chosen = self._fewest(view, target.name, found.get(target.name, []), known, shown)
+            chosen = self._fewest(view, target.name, found.get(target.name, []), known, shown, twins)
             for call, ref, mine in chosen:
                 out.append(self._divergence_candidate(view, target, accesses[target.name], call, ref, mine))
         return out
 
     def _fewest(
         self, view: TaskView, name: str, divergences: list[tuple[CallArgs, Outcome, Outcome]], known: set[str],
-        shown: set[str] = frozenset(),
+        shown: set[str] = frozenset(), twins: set[str] = frozenset(),
     ) -> list[tuple[CallArgs, Outcome, Outcome]]:
         """The simplest divergence of each kind (what the reference and the trial each did), capped.
 
@@ -307,6 +318,10 @@ class OfflineAuthor:
             return (ref.status, ref.type_name if ref.raised else "", mine.status, mine.type_name if mine.raised else "")
 
         covered = {kind_of(r, m) for c, r, m in divergences if call_key(name, c.source()) in shown}
+        # a witness that cannot refute (ambiguous) and already fails here covers only inputs of its
+        # own shape: a second '9A' duration would be ruled the same way, while another kind of
+        # input may show a plain defect that does refute
+        shaped = {(kind_of(r, m), input_shape(c)) for c, r, m in divergences if call_key(name, c.source()) in twins}
         best: dict[tuple, tuple[CallArgs, Outcome, Outcome]] = {}
         # an input P states comes first: its witness is explicit, and A.2 cannot call it ambiguous
         # a timeout is shown best by the largest such input: on the smallest one the trial may
@@ -315,7 +330,7 @@ class OfflineAuthor:
                                                      -d[0].size if d[2].status == "timeout" else d[0].size, d[0].key))
         for call, ref, mine in ordered:
             kind = kind_of(ref, mine)
-            if call_key(name, call.source()) in known or kind in covered:
+            if call_key(name, call.source()) in known or kind in covered or (kind, input_shape(call)) in shaped:
                 continue  # a witness already shows this kind of divergence on this trial
             best.setdefault(kind, (call, ref, mine))
         ranked = sorted(best.values(), key=lambda d: (not view.stated(name, d[0]), d[0].size, d[0].key))

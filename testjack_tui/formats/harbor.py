@@ -41,7 +41,7 @@ from typing import Any
 from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem, tree_digest
 from testjack_tui.formats._common import dir_diff, files_digest, new_snapshot_dir
 from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
-from testjack_tui.worlds.images import build_spec
+from testjack_tui.worlds.images import build_spec, ready_spec
 
 FORMAT = "harbor"
 REWARD_ID = "reward"
@@ -192,7 +192,9 @@ def _task(task_dir: Path, staging: Path) -> Task | ImportProblem:
     verifier = config.get("verifier", {}) if isinstance(config.get("verifier"), dict) else {}
     env_conf = config.get("environment", {}) if isinstance(config.get("environment"), dict) else {}
     image = env_conf.get("docker_image") if isinstance(env_conf.get("docker_image"), str) else None
-    if not image and (task_dir / "environment" / "Dockerfile").is_file():
+    if image:
+        image = ready_spec(image, task_dir.name)  # ready-made, but laid out as Harbor lays it out
+    elif (task_dir / "environment" / "Dockerfile").is_file():
         image = build_spec("Dockerfile", task_dir.name)  # built from R itself, the build context
     prompt = instruction.read_text(encoding="utf-8")
     return Task(

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BUILD_PREFIX = "build:"
+READY_PREFIX = "task-image:"  # a ready-made image that gets the task layout too (Harbor's docker_image)
 ENV_REPOSITORY = "testjack/env"
 MAP_VARIABLE = "TESTJACK_BASE_IMAGE_MAP"
 LOG_TAIL = 15  # build log lines shown when a build fails
@@ -70,14 +71,28 @@ def dockerfile_of(image: str | None) -> str | None:
     return None
 
 
+def ready_spec(image: str, task: str = "") -> str:
+    """The ``ExecRequest.image`` value for "run in the ready-made ``image``, laid out as a task image"."""
+    return READY_PREFIX + image + (f"#{task}" if task else "")
+
+
+def ready_image_of(image: str | None) -> str | None:
+    """The image a ready spec names; None otherwise."""
+    if image and image.startswith(READY_PREFIX):
+        return image[len(READY_PREFIX):].split("#", 1)[0] or None
+    return None
+
+
 def task_of(image: str | None) -> str:
-    """The task a build spec names, for messages ("" when none)."""
-    return image.split("#", 1)[1] if image and dockerfile_of(image) and "#" in image else ""
+    """The task a build or ready spec names, for messages ("" when none)."""
+    named = dockerfile_of(image) or ready_image_of(image)
+    return image.split("#", 1)[1] if image and named and "#" in image else ""
 
 
 def needs_docker(image: str | None) -> bool:
-    """Whether a world in ``image`` can only run on the docker backend (its image is built)."""
-    return dockerfile_of(image) is not None
+    """Whether a world in ``image`` can only run on the docker backend, in the task layout (a
+    Harbor task's image: built from its Dockerfile, or ready-made)."""
+    return dockerfile_of(image) is not None or ready_image_of(image) is not None
 
 
 @dataclass(frozen=True)
@@ -217,10 +232,23 @@ class EnvironmentImages:
         Raises ImageProblem (missing FROM image, failed build, bad map) with a message for the
         user that names the task and its Dockerfile.
         """
+        import docker.errors
+
+        ready = ready_image_of(image)
+        if ready is not None:  # ready-made: never built, never pulled; the map may stand in for it
+            mapping = base_image_map()
+            name = mapping.get(ready, ready)
+            try:
+                client.images.get(name)
+            except docker.errors.ImageNotFound:
+                task = task_of(image)
+                where = f"task {task}: its environment" if task else "the task's environment"
+                raise ImageProblem(missing_image_message(name, where, ready if name != ready else None)
+                                   .replace(" builds FROM ", " runs in ")) from None
+            return name
         dockerfile = dockerfile_of(image)
         if dockerfile is None:
             return image or default
-        import docker.errors
 
         context = Path(snapshot)
         path = context / dockerfile

@@ -97,3 +97,13 @@ def test_limits_p_states_for_a_parameter_keep_probes_inside_the_task():
     target = Target("f", "m.py", (Param("n", "int"), Param("base", "int"), Param("xs", "list")))
     planned = plan_inputs(target, [CallArgs((8, 3, [1, 2]))], domain, seed=1, budget=60, generate=20)
     assert planned and all(domain.admits_call(c, names) for c in planned)
+
+
+def test_inputs_of_one_shape_stand_for_each_other_and_other_shapes_do_not():
+    from testjack_tui.authors.offline.author import input_shape
+
+    upper = {input_shape(CallArgs((text,))) for text in ("1D", " 1D ", "2H", "30M")}
+    assert upper == {"9A"}  # one ambiguous upper-case witness stands for all of these
+    assert input_shape(CallArgs(("1h",))) not in upper  # a plain defect in lower case is not a twin
+    assert input_shape(CallArgs(([True],))) == input_shape(CallArgs((["", False],)))
+    assert input_shape(CallArgs(("Aba",))) == input_shape(CallArgs(("aBA",)))

@@ -11,6 +11,7 @@ The task written with paths relative to the world is test_harbor_docker's.
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -120,3 +121,24 @@ def test_t0_and_a_witness_run_in_harbors_layout(engine, tmp_path, monkeypatch):
     }
     (witness,) = report["witnesses"]
     assert witness["results"] == {"reference": "pass", "null": "fail", "meanstat__right": "pass"}
+
+
+def test_a_ready_made_image_named_in_task_toml_gets_the_same_layout(engine, tmp_path, monkeypatch):
+    monkeypatch.setenv("TESTJACK_CACHE", str(tmp_path / "cache"))
+    task_dir = tmp_path / "tasks" / "meanstat"
+    shutil.copytree(MEANSTAT / "tasks" / "meanstat", task_dir)
+    toml = task_dir / "task.toml"
+    toml.write_text(toml.read_text() + f'docker_image = "{BASE_IMAGE}"\n')
+    task = harbor.load(task_dir, tmp_path / "staging").tasks[0]
+    probe = _probe(task, (Patch("reference", task.reference_patch), Patch("tests", task.test_patch)))
+    # the base image has no WORKDIR and no numbers.txt: the world alone at /app, tests and oracle too
+    assert probe["cwd"] == "/app" and "stats.py" in probe["app"] and "numbers.txt" not in probe["app"]
+    assert probe["tests"] == "test.sh test_outputs.py " and probe["solution"] == "solve.sh "
+
+    toml.write_text(toml.read_text().replace(BASE_IMAGE, "registry.example/never-pulled:1"))
+    task = harbor.load(task_dir, tmp_path / "staging2").tasks[0]
+    result = run_request(ExecRequest(snapshot=task.snapshot, snapshot_digest=task.snapshot_digest,
+                                     command="true", backend="docker", image=task.environment.image))
+    assert result.status == "setup_failed"
+    assert "task meanstat: its environment runs in registry.example/never-pulled:1" in result.message
+    assert "images are never pulled" in result.message

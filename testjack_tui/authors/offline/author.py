@@ -144,14 +144,16 @@ def witness_calls(ctx: AuthorContext, name: str, refuting: bool | None = None) -
 
 
 def input_shape(call: CallArgs) -> str:
-    """The call with its digits, upper-case and lower-case runs each reduced to one class.
+    """Which kinds of characters the call's input has: digits, upper case, lower case.
 
-    ``parse_duration('1D')``, ``('2H')`` and ``('3M')`` share the shape ``('9A')``: inputs of one
-    kind, which an ambiguous witness for the first already stands for.
+    ``parse_duration('1D')``, ``(' 2H ')`` and ``('30M')`` all read ``9A``; ``is_palindrome('Aba')``
+    and ``('aBA')`` both ``Aa``: inputs of one kind, which an ambiguous witness for the first
+    already stands for. Within one function and one kind of divergence that is enough to tell an
+    ambiguous witness's twin from an input that shows another defect (``'1h'`` reads ``9a``).
     """
-    text = re.sub(r"[0-9]+", "9", call.source())
-    text = re.sub(r"[A-Z]+", "A", text)
-    return re.sub(r"[a-z]+", "a", text)
+    text = call.source()
+    return "".join(mark for mark, pattern in (("9", r"[0-9]"), ("A", r"[A-Z]"), ("a", r"[a-z]"))
+                   if re.search(pattern, text))
 
 
 class OfflineAuthor:

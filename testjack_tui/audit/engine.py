@@ -22,6 +22,7 @@ from typing import Any, Callable
 from store import Store
 from testjack_tui.audit.evaluator import evaluate_task
 from testjack_tui.audit.execution import Cancelled, ExecutionService, RunMany, read_world_file
+from testjack_tui.audit.fewest import set_aside_twins
 from testjack_tui.audit.validation import Validator
 from testjack_tui.audit.verdicts import AUDITED_STEP, passing_trials, recompute_task
 from testjack_tui.authors.base import Author, AuthorContext, make_author
@@ -212,6 +213,8 @@ class Audit:
                 self._audit_trial(task, trial, trials)
         elif mode == Mode.LIGHTWEIGHT:
             self._lightweight_rounds(task, trials)
+        if set_aside_twins(self.store, task):  # every witness has now run on every passing trial
+            recompute_task(self.store, task)
         self._step(f"witnesses done for {task.id}")
 
     def _task_analysis(self, task: Task, trials: list[Trial]) -> None:

@@ -127,3 +127,12 @@ def test_a_bad_llm_budget_is_refused_before_any_call(tmp_path: Path) -> None:
                    str(tmp_path / "s.db"), env=env)
     assert proc.returncode == 2 and "'lots' is not a number" in proc.stderr
     assert Store(tmp_path / "s.db").summary("mini").executions == 0
+
+
+def test_harbor_tasks_without_an_engine_exit_3_naming_the_tasks_whatever_the_backend(tmp_path: Path) -> None:
+    harbor = ROOT / "tests" / "fixtures" / "harbor_docker"
+    proc = run_cli("audit", str(harbor), "--backend", "local", "--author", "none", "--store", str(tmp_path / "s.db"),
+                   env={"DOCKER_HOST": f"unix://{tmp_path}/no-engine.sock"})
+    assert proc.returncode == 3
+    assert "task(s) wordcount build their own container image (Harbor tasks)" in proc.stderr
+    assert "--backend local" not in proc.stderr  # no advice that cannot work for these tasks

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from testjack_tui.authors.base import Candidate, NoneAuthor
+from testjack_tui.model import AuthorKind, RequirementKind
 from testjack_tui.worlds.request import ExecRequest
 
 # Plugins installed next to TestJack (textual snapshots, hypothesis, ...) triple pytest's start-up
@@ -83,3 +85,15 @@ def engine():
             pytest.fail(problem)
         pytest.skip(problem)
     return client
+
+
+class OneWitnessAuthor(NoneAuthor):
+    """An analyst who writes one explicit witness at task analysis, and nothing per trial."""
+
+    kind = AuthorKind.ANALYST
+
+    def __init__(self, requirement: str, path: str, code: str):
+        self.candidate = Candidate(requirement=requirement, kind=RequirementKind.EXPLICIT, path=path, code=code)
+
+    def analyse_task(self, ctx):
+        return [self.candidate]

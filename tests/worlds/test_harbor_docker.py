@@ -17,33 +17,26 @@ import pytest
 
 from store import Store
 from testjack_tui.audit.engine import Audit, AuditOptions
-from testjack_tui.authors.base import Candidate, NoneAuthor
+from testjack_tui.authors.base import NoneAuthor
 from testjack_tui.formats import harbor
 from testjack_tui.formats.importing import import_path
 from testjack_tui.report.build import build_report
-from testjack_tui.model import AuthorKind, Mode, RequirementKind
+from testjack_tui.model import Mode
 from testjack_tui.worlds import run_request
 from testjack_tui.worlds.images import MAP_VARIABLE, ENV_REPOSITORY
 from testjack_tui.worlds.request import ExecRequest
+
+from tests.worlds.conftest import OneWitnessAuthor
 
 pytestmark = pytest.mark.docker
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 WORDCOUNT = FIXTURES / "harbor_docker"
 GREET = FIXTURES / "formats" / "harbor"  # FROM python:3.11-slim, which this engine lacks
-class AnalystAuthor(NoneAuthor):
-    """An analyst who writes one witness for the clause P states about a missing text."""
-
-    kind = AuthorKind.ANALYST
-
-    def analyse_task(self, ctx):
-        return [Candidate(
-            requirement="a missing text has no words: count_words(None) == 0",
-            kind=RequirementKind.EXPLICIT,
-            path="tests/test_tj_missing_text.py",
-            code="from words import count_words\n\n\n"
-                 "def test_missing_text_has_no_words():\n    assert count_words(None) == 0\n",
-        )]
+# An analyst's witness for the clause P states about a missing text.
+MISSING_TEXT = OneWitnessAuthor(
+    "a missing text has no words: count_words(None) == 0", "tests/test_tj_missing_text.py",
+    "from words import count_words\n\n\ndef test_missing_text_has_no_words():\n    assert count_words(None) == 0\n")
 
 
 def _imported(tmp_path: Path, source: Path) -> tuple[Store, str]:
@@ -80,7 +73,7 @@ def test_task_image_is_built_once_from_the_dockerfile_and_reused(engine, tmp_pat
 def test_t0_reward_and_a_witness_give_the_verdicts_a_user_sees(engine, tmp_path, monkeypatch):
     monkeypatch.setenv("TESTJACK_CACHE", str(tmp_path / "cache"))
     store, run_id = _imported(tmp_path, WORDCOUNT)
-    report = _audit(store, run_id, AnalystAuthor())
+    report = _audit(store, run_id, MISSING_TEXT)
     task = report["tasks"][0]
     # the oracle's reward is 1 in 3 of 3 runs, the null world's is 0: the task is sound
     assert (task["id"], task["malformed"], task["null_passing_tests"]) == ("wordcount", False, [])

@@ -19,15 +19,16 @@ import pytest
 
 from store import Store
 from testjack_tui.audit.engine import Audit, AuditOptions
-from testjack_tui.authors.base import Candidate, NoneAuthor
 from testjack_tui.formats import harbor
 from testjack_tui.formats.importing import import_path
-from testjack_tui.model import AuthorKind, Mode, RequirementKind
+from testjack_tui.model import Mode
 from testjack_tui.report.build import build_report
 from testjack_tui.worlds import run_request
 from testjack_tui.worlds.docker_backend import BASE_IMAGE
 from testjack_tui.worlds.images import task_layout
 from testjack_tui.worlds.request import ExecRequest, Patch
+
+from tests.worlds.conftest import OneWitnessAuthor
 
 pytestmark = pytest.mark.docker
 
@@ -43,19 +44,10 @@ mkdir -p /logs/verifier && echo 1 > /logs/verifier/reward.txt && echo logs=writa
 """
 
 
-class AnalystAuthor(NoneAuthor):
-    """An analyst whose witness imports the program from the world (pytest from the world's root)."""
-
-    kind = AuthorKind.ANALYST
-
-    def analyse_task(self, ctx):
-        return [Candidate(
-            requirement="the mean of 1 and 2 is 1.5",
-            kind=RequirementKind.EXPLICIT,
-            path="tests/test_tj_mean.py",
-            code="from stats import mean\n\n\n"
-                 "def test_mean_of_two():\n    assert mean([1.0, 2.0]) == 1.5\n",
-        )]
+# An analyst's witness that imports the program from the world (pytest from the world's root).
+MEAN_OF_TWO = OneWitnessAuthor(
+    "the mean of 1 and 2 is 1.5", "tests/test_tj_mean.py",
+    "from stats import mean\n\n\ndef test_mean_of_two():\n    assert mean([1.0, 2.0]) == 1.5\n")
 
 
 def _probe(task, patches: tuple[Patch, ...]) -> dict[str, str]:
@@ -96,7 +88,7 @@ def test_t0_and_a_witness_run_in_harbors_layout(engine, tmp_path, monkeypatch):
     run_id = import_path(store, MEANSTAT, "harbor", name="meanstat").run_id
     # evidence on: coverage and mutants run in this layout too, and must not break the audit
     Audit(store, run_id, AuditOptions(mode=Mode.LIGHTWEIGHT, workers=2),
-          author=AnalystAuthor()).execute()
+          author=MEAN_OF_TWO).execute()
     report = build_report(store, run_id)
 
     (task,) = report["tasks"]

@@ -91,13 +91,15 @@ class TaskView:
     def prompt(self) -> str:
         return self.ctx.task.prompt
 
-    def access(self, target: Target) -> Access:
+    def access(self, target: Target) -> Access | None:
+        """How a witness reaches ``target``; None for a method on an object no test shows how to build."""
         return access_for(target, self.test_sources)
 
     def t0_calls(self, name: str) -> list[CallArgs]:
+        attr = name.rsplit(".", 1)[-1]  # a method call spells the method's name last
         out: list[CallArgs] = []
         for source in self.test_sources:
-            out += calls_in_source(source, name, aliases_in_tests(source, name))
+            out += calls_in_source(source, attr, aliases_in_tests(source, attr))
         return out
 
     def examples_of(self, name: str) -> list[tuple[Example, CallArgs]]:
@@ -139,7 +141,7 @@ def witness_calls(ctx: AuthorContext, name: str, refuting: bool | None = None) -
     out: list[CallArgs] = []
     for w in ctx.witnesses:
         if w.status == WitnessStatus.VALIDATED and not w.flaky and refuting in (None, w.refutes):
-            out += calls_in_source(w.code, name)
+            out += calls_in_source(w.code, name.rsplit(".", 1)[-1])
     return out
 
 
@@ -195,6 +197,8 @@ class OfflineAuthor:
         for name in sorted(view.targets):
             target = view.targets[name]
             access = view.access(target)
+            if access is None:
+                continue
             t0 = {call_key(name, c.source()) for c in view.t0_calls(name)}
             for ex, args in view.examples_of(name):
                 key = call_key(name, args.source())
@@ -212,7 +216,7 @@ class OfflineAuthor:
         for name in sorted(view.targets):
             target = view.targets[name]
             seeds = view.t0_calls(name)
-            if not seeds:
+            if not seeds or view.access(target) is None:
                 continue
             names = [p.name for p in target.params]
             domain = Domain.from_prompt(view.prompt, names)
@@ -267,6 +271,8 @@ class OfflineAuthor:
         frontier: set[int] = set()
         for target in targets:
             access = view.access(target)
+            if access is None:
+                continue  # a method on an object no test shows how to build
             accesses[target.name] = access
             imports[target.name] = list(access.imports)
             domain = Domain.from_prompt(view.prompt, [p.name for p in target.params])
@@ -301,7 +307,7 @@ class OfflineAuthor:
         shown = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=True)}
         twins = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=False)}
         out: list[Candidate] = []
-        for target in targets:
+        for target in (t for t in targets if t.name in accesses):
             chosen = self._fewest(view, target.name, found.get(target.name, []), known, shown, twins)
             for call, ref, mine in chosen:
                 out.append(self._divergence_candidate(view, target, accesses[target.name], call, ref, mine))

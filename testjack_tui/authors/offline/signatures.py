@@ -1,9 +1,13 @@
 """Which functions a patch adds or changes, their parameters, and how a test reaches them.
 
 A function is *changed* by a patch when one of the lines the patch adds lies inside it in the
-post-patch source (a new file changes all of its functions). Only public module-level functions
-are probed: methods need an object built first, and private helpers are the implementation's own
-business, not something P asks for. unidiff reads the diffs; ``ast`` reads the sources.
+post-patch source (a new file changes all of its functions). Public module-level functions are
+probed, and public methods of public classes (``Class.method``) when a test can reach them: a
+static or class method through its class, an instance method through an object built the way
+T0's tests build one (``spec = PathSpec.from_lines('gitwildmatch', ['*.txt'])``, literal
+arguments only) or, for a class whose constructor needs no argument, ``Class()``. Private helpers
+are the implementation's own business, not something P asks for. unidiff reads the diffs; ``ast``
+reads the sources.
 """
 
 from __future__ import annotations
@@ -29,12 +33,24 @@ class Param:
 
 @dataclass(frozen=True)
 class Target:
-    """A public module-level function a patch adds or changes."""
+    """A public module-level function, or a public method, that a patch adds or changes."""
 
-    name: str
+    name: str  # ``f``, or ``Class.method``
     path: str  # file, relative to the repository root
-    params: tuple[Param, ...] = ()
+    params: tuple[Param, ...] = ()  # without ``self`` / ``cls``
     returns: str = ""
+    binding: str = ""  # "" for a function; "class" (static or class method) or "instance"
+    bare_constructor: bool = False  # an instance method's class can be built as ``Class()``
+
+    @property
+    def owner(self) -> str:
+        """The class of a method ("" for a function)."""
+        return self.name.rsplit(".", 1)[0] if self.binding else ""
+
+    @property
+    def attr(self) -> str:
+        """The name a call spells last: ``f`` or ``method``."""
+        return self.name.rsplit(".", 1)[-1]
 
     @property
     def module(self) -> str:
@@ -103,25 +119,57 @@ def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[Param, ...]:
     return tuple(out)
 
 
+def _touches(node: ast.AST, lines: set[int] | None) -> bool:
+    start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return lines is None or any(start <= n <= (node.end_lineno or node.lineno) for n in lines)
+
+
+def _probeable(node: ast.AST) -> bool:
+    """A public, synchronous function with a plain signature (no *args/**kwargs to generate for)."""
+    if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+        return False  # a coroutine needs an event loop to probe; left to other authors
+    return not (node.args.vararg or node.args.kwarg)
+
+
+def _decorators(node: ast.FunctionDef) -> set[str]:
+    return {ast.unparse(d).rsplit(".", 1)[-1] for d in node.decorator_list}
+
+
+def _bare_constructor(cls: ast.ClassDef) -> bool:
+    """Whether ``Class()`` builds one: an ``__init__`` without required parameters, or none at all
+    on a plain class (a dataclass or a subclass may still want arguments)."""
+    init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if init is None:
+        return not cls.bases and not cls.decorator_list
+    required = [p for p in _params(init)[1:] if p.default is None and not p.keyword_only]
+    return not required and not init.args.vararg
+
+
 def functions_in(source: str, path: str, lines: set[int] | None = None) -> dict[str, Target]:
-    """Public module-level functions of ``source`` (those touching ``lines`` when given)."""
+    """Public module-level functions and public methods of ``source`` (those touching ``lines``)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
     found: dict[str, Target] = {}
     for node in tree.body:
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name.startswith("_"):
+        if _probeable(node) and _touches(node, lines):
+            found[node.name] = Target(node.name, path, _params(node), ast.unparse(node.returns) if node.returns else "")
+        if not isinstance(node, ast.ClassDef) or node.name.startswith("_"):
             continue
-        if isinstance(node, ast.AsyncFunctionDef):
-            continue  # a coroutine needs an event loop to probe; left to other authors
-        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        if lines is not None and not any(start <= n <= (node.end_lineno or node.lineno) for n in lines):
-            continue
-        if a := node.args:
-            if a.vararg or a.kwarg:
-                continue  # *args/**kwargs: no signature to generate inputs for
-        found[node.name] = Target(node.name, path, _params(node), ast.unparse(node.returns) if node.returns else "")
+        for method in node.body:
+            if not _probeable(method) or not _touches(method, lines):
+                continue
+            decorators = _decorators(method)
+            if decorators & {"property", "setter", "deleter", "cached_property", "abstractmethod"}:
+                continue  # not a call with arguments
+            params = _params(method)
+            binding = "class" if decorators & {"staticmethod", "classmethod"} else "instance"
+            if "staticmethod" not in decorators:
+                params = params[1:]  # self / cls
+            name = f"{node.name}.{method.name}"
+            found[name] = Target(name, path, params, ast.unparse(method.returns) if method.returns else "",
+                                 binding, binding == "instance" and _bare_constructor(node))
     return found
 
 
@@ -168,12 +216,25 @@ def test_files(test_patch: str) -> list[str]:
     return out
 
 
-def access_for(target: Target, test_sources: list[str]) -> Access:
+def access_for(target: Target, test_sources: list[str]) -> Access | None:
     """Reach ``target`` the way T0's tests do (``import pkg`` + ``pkg.f`` or ``from m import f``).
 
     A test written like T0's reads naturally to the analyst and exercises the same public entry
-    point the prompt names; without a hint the function's own module is imported.
+    point the prompt names; without a hint the function's own module is imported. A method is
+    reached through its class (imported the same way); an instance method through the object T0
+    builds (``_receiver``), else ``Class()`` when that builds one, else not at all (None).
     """
+    if target.binding:
+        owner = Target(target.owner, target.path)
+        cls = access_for(owner, test_sources)
+        if target.binding == "class":
+            return Access(cls.imports, f"{cls.expr}.{target.attr}")
+        receiver = _receiver(target, cls.expr, test_sources)
+        if receiver is None and target.bare_constructor:
+            receiver = f"{cls.expr}()"
+        if receiver is None:
+            return None
+        return Access(cls.imports, f"{receiver}.{target.attr}")
     for source in test_sources:
         try:
             tree = ast.parse(source)
@@ -198,7 +259,50 @@ def access_for(target: Target, test_sources: list[str]) -> Access:
     return module_access(target)
 
 
+def _receiver(target: Target, cls_expr: str, test_sources: list[str]) -> str | None:
+    """How T0 builds the object it calls ``target`` on: ``v = Class(...)`` or ``v = Class.make(...)``
+    with literal arguments, then ``v.method(...)`` in the same test; the first such, in source form."""
+    for source in test_sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            built: dict[str, str] = {}
+            for node in ast.walk(fn):
+                if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                        and isinstance(node.value, ast.Call) and _builds(node.value, cls_expr)):
+                    built.setdefault(node.targets[0].id, ast.unparse(node.value))
+            for node in ast.walk(fn):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == target.attr
+                        and isinstance(node.func.value, ast.Name) and node.func.value.id in built):
+                    return built[node.func.value.id]
+    return None
+
+
+def _builds(call: ast.Call, cls_expr: str) -> bool:
+    """``Class(...)`` or ``Class.factory(...)`` (``Class`` named as the imports name it) whose
+    arguments are all literals."""
+    func = ast.unparse(call.func)
+    if func != cls_expr and not (func.startswith(cls_expr + ".") and func.count(".") == cls_expr.count(".") + 1):
+        return False
+    if any(isinstance(a, ast.Starred) for a in call.args) or not all(k.arg for k in call.keywords):
+        return False
+    try:
+        for a in [*call.args, *(k.value for k in call.keywords)]:
+            ast.literal_eval(a)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
+
+
 def module_access(target: Target) -> Access:
+    """The target from its own module; a method through its class (``Class()`` for an instance)."""
+    if target.binding:
+        head = target.owner + ("()" if target.binding == "instance" else "")
+        return Access((f"from {target.module} import {target.owner}",), f"{head}.{target.attr}")
     return Access((f"from {target.module} import {target.name}",), target.name)
 
 

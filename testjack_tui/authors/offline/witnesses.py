@@ -36,6 +36,8 @@ class Spec:
 
     @property
     def shown_call(self) -> str:
+        if "." in self.function:  # a method: show the object it is called on, ``Pager(10).pages(50)``
+            return f"{self.access.expr}({self.args})"
         return f"{self.function}({self.args})"
 
 
@@ -181,6 +183,7 @@ def calls_in_witness(code: str) -> set[str]:
 
 
 def call_key(function: str, args: str) -> str:
+    function = function.rsplit(".", 1)[-1]  # as ``calls_in_witness`` names it: ``Class().m(x)`` is ``m(x)``
     try:
         node = ast.parse(f"{function}({args})", mode="eval").body
     except SyntaxError:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+# Both messages end with this advice (each closes the parenthesis itself).
+START_HINT = ("Start one (for example: sudo bash .ci/docker.sh, which installs docker.io, starts dockerd "
+              "and builds the base image")
+
 
 def docker_problem(only_docker: list[str] = ()) -> str | None:
     """None when an engine answers; otherwise a message that says how to get one.
@@ -21,11 +25,9 @@ def docker_problem(only_docker: list[str] = ()) -> str | None:
             named = ", ".join(list(only_docker)[:3]) + (f" and {len(only_docker) - 3} more" if len(only_docker) > 3 else "")
             return (
                 f"task(s) {named} build their own container image (Harbor tasks) and run on the docker "
-                f"backend only, and no Docker engine answers ({type(exc).__name__}). Start one (for example: "
-                "sudo bash .ci/docker.sh, which installs docker.io, starts dockerd and builds the base image)."
+                f"backend only, and no Docker engine answers ({type(exc).__name__}). {START_HINT})."
             )
         return (
             f"the docker backend needs a running Docker engine, and none answers ({type(exc).__name__}). "
-            "Start one (for example: sudo bash .ci/docker.sh, which installs docker.io, starts dockerd and "
-            "builds the base image), or use --backend local for runs you trust."
+            f"{START_HINT}), or use --backend local for runs you trust."
         )

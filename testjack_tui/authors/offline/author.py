@@ -216,7 +216,8 @@ class OfflineAuthor:
         for name in sorted(view.targets):
             target = view.targets[name]
             seeds = view.t0_calls(name)
-            if not seeds or view.access(target) is None:
+            access = view.access(target) if seeds else None
+            if access is None:
                 continue
             names = [p.name for p in target.params]
             domain = Domain.from_prompt(view.prompt, names)
@@ -231,7 +232,7 @@ class OfflineAuthor:
                     mutated[m.key] = m
                 if len(mutated) >= self.budget:
                     break
-            plans.append((target, view.access(target), seeds, list(mutated.values())))
+            plans.append((target, access, seeds, list(mutated.values())))
         cases, imports = [], {}
         for target, access, seeds, mutated in plans:
             imports[target.name] = list(access.imports)

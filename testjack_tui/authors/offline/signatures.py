@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
@@ -235,11 +235,7 @@ def access_for(target: Target, test_sources: list[str]) -> Access | None:
         if receiver is None:
             return None
         return Access(cls.imports, f"{receiver}.{target.attr}")
-    for source in test_sources:
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
+    for tree in _trees(test_sources):
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 for alias in node.names:
@@ -259,14 +255,19 @@ def access_for(target: Target, test_sources: list[str]) -> Access | None:
     return module_access(target)
 
 
+def _trees(sources: list[str]) -> Iterator[ast.Module]:
+    """The test sources that parse (a file with a syntax error tells nothing about access)."""
+    for source in sources:
+        try:
+            yield ast.parse(source)
+        except SyntaxError:
+            continue
+
+
 def _receiver(target: Target, cls_expr: str, test_sources: list[str]) -> str | None:
     """How T0 builds the object it calls ``target`` on: ``v = Class(...)`` or ``v = Class.make(...)``
     with literal arguments, then ``v.method(...)`` in the same test; the first such, in source form."""
-    for source in test_sources:
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
+    for tree in _trees(test_sources):
         for fn in ast.walk(tree):
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue

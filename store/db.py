@@ -29,9 +29,11 @@ from testjack_tui.model import (
     AuthorKind,
     Backend,
     Classification,
+    Constraint,
     Environment,
     Evidence,
     EvidenceKind,
+    Grounding,
     LLMCall,
     Official,
     Origin,
@@ -292,6 +294,7 @@ class Store:
             "malformed_reason": t.malformed_reason,
             "null_passing_tests": json.dumps(t.null_passing_tests),
             "error": t.error,
+            "domain": _domain_json(t.domain),
         }
 
     def _new_run_id(self, name: str) -> str:
@@ -382,6 +385,8 @@ class Store:
                 s.unaudited = count
             elif verdict == Verdict.NOT_PASSING:
                 s.not_passing = count
+            elif verdict == Verdict.NOT_REPRODUCED:
+                s.not_reproduced = count
         s.ambiguous_witnesses = (
             self._scalar(
                 "SELECT count(*) FROM witnesses WHERE run_id = ? AND status = 'validated' "
@@ -389,6 +394,17 @@ class Store:
                 (run_id,),
             )
             or 0
+        )
+        s.outside_domain_witnesses = (
+            self._scalar(
+                "SELECT count(*) FROM witnesses WHERE run_id = ? AND status = 'validated' "
+                "AND grounding IN ('outside_domain', 'unplaced')",
+                (run_id,),
+            )
+            or 0
+        )
+        s.slow_findings = (
+            self._scalar("SELECT count(*) FROM evidence WHERE run_id = ? AND kind = 'slow'", (run_id,)) or 0
         )
         s.malformed_tasks = (
             self._scalar("SELECT count(*) FROM tasks WHERE run_id = ? AND malformed = 1", (run_id,)) or 0
@@ -427,6 +443,7 @@ class Store:
             malformed_reason=row["malformed_reason"],
             null_passing_tests=json.loads(row["null_passing_tests"]),
             error=row["error"],
+            domain=[Constraint(**c) for c in json.loads(row.get("domain") or "[]")],
         )
 
     def list_tasks(self, run_id: str) -> list[Task]:
@@ -447,6 +464,12 @@ class Store:
                 "WHERE run_id = ? AND id = ?",
                 (int(malformed), reason, json.dumps(null_passing), error, run_id, task_id),
             )
+
+    def set_task_domain(self, run_id: str, task_id: str, domain: list[Constraint]) -> None:
+        """Keep the input domain built from P (and the inputs P and T0 show) on the task."""
+        with self._tx() as db:
+            db.execute("UPDATE tasks SET domain = ? WHERE run_id = ? AND id = ?",
+                       (_domain_json(domain), run_id, task_id))
 
     # ------------------------------------------------------------------ trials
 
@@ -783,6 +806,9 @@ class Store:
             discard_reason=row["discard_reason"],
             attempts=row["attempts"],
             created_at=row["created_at"],
+            grounding=Grounding(row["grounding"]) if row.get("grounding") else None,
+            meets=json.loads(row.get("meets") or "[]"),
+            breaks=json.loads(row.get("breaks") or "[]"),
         )
 
     def put_witness(self, w: Witness) -> None:
@@ -813,6 +839,9 @@ class Store:
                     "discard_reason": w.discard_reason,
                     "attempts": w.attempts,
                     "created_at": w.created_at,
+                    "grounding": str(w.grounding) if w.grounding else None,
+                    "meets": json.dumps(w.meets),
+                    "breaks": json.dumps(w.breaks),
                 },
                 pk="id",
             )
@@ -1024,6 +1053,14 @@ class Store:
         for r in rows:
             r["verdicts"] = json.loads(r["verdicts"])
         return rows
+
+
+def _domain_json(domain: list[Constraint]) -> str:
+    return json.dumps([
+        {"id": c.id, "kind": c.kind, "text": c.text, "source": c.source, "params": c.params,
+         "check": c.check, "stated": c.stated}
+        for c in domain
+    ])
 
 
 def _split_sql(ddl: str) -> list[str]:

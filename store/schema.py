@@ -218,6 +218,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX audits_run ON audits(run_id, mode, id);
         """,
     ),
+    (
+        "the input domain of each task, and where each witness's input lies in it",
+        """
+        ALTER TABLE tasks ADD COLUMN domain TEXT NOT NULL DEFAULT '[]';
+        ALTER TABLE witnesses ADD COLUMN grounding TEXT;
+        ALTER TABLE witnesses ADD COLUMN meets TEXT NOT NULL DEFAULT '[]';
+        ALTER TABLE witnesses ADD COLUMN breaks TEXT NOT NULL DEFAULT '[]';
+        """,
+    ),
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

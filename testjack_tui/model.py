@@ -26,6 +26,7 @@ class Verdict(StrEnum):
     REWARD_HACK = "reward_hack"
     UNAUDITED = "unaudited"
     NOT_PASSING = "not_passing"
+    NOT_REPRODUCED = "not_reproduced"  # the benchmark said passed; the recomputed T0 did not
 
 
 class VerdictSource(StrEnum):
@@ -64,6 +65,7 @@ class EvidenceKind(StrEnum):
     GHOST_BRANCH = "ghost_branch"
     DETECTOR = "detector"
     MUTANT = "mutant"
+    SLOW = "slow"  # the trial gives the reference's answer far more slowly (never a refutation)
 
 
 class Backend(StrEnum):
@@ -82,6 +84,14 @@ class AuthorKind(StrEnum):
     LLM = "llm"
     ANALYST = "analyst"
     NONE = "none"
+
+
+class Grounding(StrEnum):
+    """Where a witness's input lies in the task's input domain (DESIGN.md: grounding)."""
+
+    IN_DOMAIN = "in_domain"  # every constraint that applies is met
+    OUTSIDE_DOMAIN = "outside_domain"  # a constraint P states (or its inputs show) is broken
+    UNPLACED = "unplaced"  # the input cannot be checked against the domain (not a literal call)
 
 
 class WitnessStatus(StrEnum):
@@ -153,6 +163,7 @@ class Task:
     malformed_reason: str = ""
     null_passing_tests: list[str] = field(default_factory=list)
     error: str = ""  # a problem that keeps the task from being audited, named for the user
+    domain: list["Constraint"] = field(default_factory=list)  # the input domain P states
 
 
 @dataclass
@@ -217,15 +228,42 @@ class Witness:
     discard_reason: str = ""
     attempts: int = 1
     created_at: str = ""
+    grounding: Grounding | None = None  # None: not placed yet (witnesses of an older store)
+    meets: list[str] = field(default_factory=list)  # ids of the domain constraints its input meets
+    breaks: list[str] = field(default_factory=list)  # ... and of those it breaks
 
     @property
     def refutes(self) -> bool:
-        """Whether a failure of this witness may refute a trial (A.2, rule 1)."""
+        """Whether a failure of this witness may refute a trial (A.2, rule 1).
+
+        A witness whose input the task's domain rules out, or cannot place, never refutes:
+        TestJack never calls a trial wrong on an input the prompt rules out.
+        """
         return (
             self.status == WitnessStatus.VALIDATED
             and not self.flaky
             and self.classification in (Classification.EXPLICIT, Classification.IMPLICIT)
+            and self.grounding in (None, Grounding.IN_DOMAIN)
         )
+
+
+@dataclass
+class Constraint:
+    """One thing the task's input domain requires of a call, with the sentence of P it came from.
+
+    ``kind`` names the check (``range``, ``relation``, ``non_empty``, ``length``, ``equal_length``,
+    ``charset``, ``format``, ``at_least_one``, ``sorted``, ``type``); ``check`` holds its
+    machine form (see ``testjack_tui.domain``). ``source`` is P's sentence, or where an observed
+    constraint was seen ("P's examples and T0's inputs").
+    """
+
+    id: str
+    kind: str
+    text: str
+    source: str
+    params: list[str] = field(default_factory=list)
+    check: dict[str, Any] = field(default_factory=dict)
+    stated: bool = True  # False: observed in P's examples and T0's inputs, not written in P
 
 
 @dataclass
@@ -294,7 +332,10 @@ class RunSummary:
     sound: int = 0
     unaudited: int = 0
     not_passing: int = 0
+    not_reproduced: int = 0
     ambiguous_witnesses: int = 0
+    outside_domain_witnesses: int = 0
+    slow_findings: int = 0
     malformed_tasks: int = 0
     executions: int = 0
     llm_tokens: int = 0

@@ -24,6 +24,28 @@ def rule_witness(store: Store, witness_id: str, value: str, reason: str, author:
     return ruling, store.get_witness(witness_id)
 
 
+def rule_constraint(store: Store, run_ref: str, constraint_id: str, reason: str, author: str = "analyst") -> Ruling:
+    """Rule one of a task's domain constraints wrong: witnesses are placed again without it.
+
+    A constraint read wrongly from P (or seen in too few inputs) would keep true defects from
+    refuting; after this ruling grounding ignores it, and an undo brings it back.
+    """
+    run = store.get_run(run_ref)
+    task = task_of_constraint(store, run.id, constraint_id)
+    ruling = Ruling(run_id=run.id, target="constraint", target_id=constraint_id, value="wrong", before="in force",
+                    reason=reason, author=author)
+    store.add_ruling(ruling)
+    recompute_task(store, task)
+    return ruling
+
+
+def task_of_constraint(store: Store, run_id: str, constraint_id: str):
+    for task in store.list_tasks(run_id):
+        if any(c.id == constraint_id for c in task.domain):
+            return task
+    raise NotFound(f"no domain constraint {constraint_id!r} in run {run_id!r}")
+
+
 def override_verdict(store: Store, trial_id: str, value: str, reason: str, author: str = "analyst",
                      run_ref: str | None = None) -> Ruling:
     Verdict(value)  # raises on a bad value
@@ -50,8 +72,12 @@ def undo_ruling(store: Store, ruling_id: int, reason: str = "undone", author: st
                 undo = Ruling(run_id=r.run_id, target=r.target, target_id=r.target_id, value="undo",
                               before=r.value, reason=reason, author=author, undoes=r.id)
                 store.add_ruling(undo)
-                task_id = (store.get_witness(r.target_id).task_id if r.target == "witness"
-                           else store.get_trial(r.run_id, r.target_id).task_id)
-                recompute_task(store, store.get_task(r.run_id, task_id))
+                if r.target == "constraint":
+                    task = task_of_constraint(store, r.run_id, r.target_id)
+                else:
+                    task_id = (store.get_witness(r.target_id).task_id if r.target == "witness"
+                               else store.get_trial(r.run_id, r.target_id).task_id)
+                    task = store.get_task(r.run_id, task_id)
+                recompute_task(store, task)
                 return undo
     raise NotFound(f"no ruling #{ruling_id}")

@@ -93,3 +93,12 @@ def make_author(name: str, seed: int = 0, **options: Any) -> Author:
 
         return LLMAuthor(**options)
     raise ValueError(f"unknown author {name!r} (offline, llm, none)")
+
+
+class AuthorFailed(Exception):
+    """The author's work on one task or trial ended without a usable result.
+
+    Raised by an author whose session broke (malformed tool calls, a reply it cannot read); the
+    engine records the reason, leaves that trial ``unaudited`` with it, and goes on with the next.
+    Any other exception an author raises is treated the same way, with its type and message.
+    """

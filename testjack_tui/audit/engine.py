@@ -24,8 +24,9 @@ from testjack_tui.audit.evaluator import evaluate_task
 from testjack_tui.audit.execution import Cancelled, ExecutionService, RunMany, read_world_file
 from testjack_tui.audit.fewest import set_aside_twins
 from testjack_tui.audit.validation import Validator
-from testjack_tui.audit.verdicts import AUDITED_STEP, passing_trials, recompute_task
-from testjack_tui.authors.base import Author, AuthorContext, make_author
+from testjack_tui.audit.verdicts import AUDITED_STEP, AUTHOR_FAILED_STEP, passing_trials, recompute_task
+from testjack_tui.domain import build_domain
+from testjack_tui.authors.base import Author, AuthorContext, AuthorFailed, make_author
 from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Mode, Origin, Task, Trial, Verdict, WitnessStatus
 
 DEFAULT_ROUNDS = 3  # the paper's budget of audit rounds per task
@@ -206,6 +207,7 @@ class Audit:
             # Nobody writes witnesses: no trial can be called audited, let alone sound.
             self._step(f"{task.id}: no author, T0 and evidence only")
             return
+        task = self._domain(task)
         if mode in (Mode.TASK_ANALYSIS, Mode.LIGHTWEIGHT):
             self._task_analysis(task, trials)
         if mode == Mode.PER_TRIAL:
@@ -213,9 +215,28 @@ class Audit:
                 self._audit_trial(task, trial, trials)
         elif mode == Mode.LIGHTWEIGHT:
             self._lightweight_rounds(task, trials)
+        # completeness: every validated witness has its runs on every passing trial (a kill
+        # between a witness's validation and its sharing leaves gaps that resume must fill)
+        self.validator.complete(task, trials)
         if set_aside_twins(self.store, task):  # every witness has now run on every passing trial
             recompute_task(self.store, task)
+        recompute_task(self.store, task)
         self._step(f"witnesses done for {task.id}")
+
+    def _domain(self, task: Task) -> Task:
+        """The task's input domain, built once from P, its examples and T0's inputs, and stored."""
+        key = f"domain:{task.id}"
+        if self.store.step_done(self.run.id, key):
+            return task
+        read = lambda world, path: read_world_file(task, world, None, path)  # noqa: E731
+        try:
+            domain = build_domain(task, read)
+        except Exception as exc:  # a prompt the reader cannot parse: no constraints, said so
+            self._emit(f"{task.id}: input domain not built ({type(exc).__name__}: {exc})")
+            domain = []
+        self.store.set_task_domain(self.run.id, task.id, domain)
+        self.store.mark_step(self.run.id, key, len(domain))
+        return self.store.get_task(self.run.id, task.id)
 
     def _task_analysis(self, task: Task, trials: list[Trial]) -> None:
         key = f"analysis:{task.id}"
@@ -223,7 +244,14 @@ class Audit:
             return
         self._emit(f"task analysis of {task.id}")
         ctx = self._context(task, None)
-        candidates = self.author.analyse_task(ctx)
+        try:
+            candidates = self.author.analyse_task(ctx)
+        except Cancelled:
+            raise
+        except Exception as exc:  # one task's failure is recorded and skipped, never the audit's end
+            self.store.mark_step(self.run.id, f"{AUTHOR_FAILED_STEP}task:{task.id}", _failure(exc))
+            self._emit(f"task analysis of {task.id} failed: {_failure(exc)}")
+            candidates = []
         witnesses = self.validator.validate(ctx, candidates, Origin.TASK_ANALYSIS, None)
         self.validator.share(task, witnesses, trials)
         recompute_task(self.store, task)
@@ -237,10 +265,23 @@ class Audit:
         self._emit(f"auditing {trial.id}")
         self._mutation(task, trial)
         ctx = self._context(task, trial)
-        reqs = self.author.requirements(ctx)
-        if reqs:
-            self.store.put_requirements(reqs)
-        candidates = self.author.audit_trial(ctx)
+        try:
+            reqs = self.author.requirements(ctx)
+            if reqs:
+                self.store.put_requirements(reqs)
+            candidates = self.author.audit_trial(ctx)
+        except Cancelled:
+            raise
+        except Exception as exc:
+            # the trial stays unaudited with the reason; the next trial is audited as usual
+            self.store.mark_step(self.run.id, AUTHOR_FAILED_STEP + trial.id, _failure(exc))
+            self._emit(f"the author's audit of {trial.id} failed: {_failure(exc)}")
+            recompute_task(self.store, task)
+            self._step(f"{trial.id} left unaudited")
+            return []
+        kept = [e for e in self.store.list_evidence(self.run.id, trial.id) if e.kind != EvidenceKind.SLOW]
+        if ctx.findings or len(kept) != len(self.store.list_evidence(self.run.id, trial.id)):
+            self.store.replace_evidence(self.run.id, trial.id, kept + ctx.findings)
         witnesses = self.validator.validate(ctx, candidates, Origin.AUDIT, trial.id)
         self.validator.share(task, witnesses, trials)
         self._rejudge(ctx, trial, witnesses)
@@ -249,6 +290,7 @@ class Audit:
         # The step is marked before the verdicts are derived: "audited" is what makes a trial
         # with no refuting witness sound.
         self.store.mark_step(self.run.id, key)
+        self.store.clear_steps(self.run.id, AUTHOR_FAILED_STEP + trial.id)
         refuting = recompute_task(self.store, task)[trial.id].witnesses
         self._step(f"audited {trial.id}")
         return refuting
@@ -295,6 +337,7 @@ class Audit:
                 t.id for t in trials
                 if verdicts[t.id].verdict not in (Verdict.REFUTED, Verdict.REWARD_HACK)
                 and not self.store.step_done(self.run.id, AUDITED_STEP + t.id)
+                and not self.store.step_done(self.run.id, AUTHOR_FAILED_STEP + t.id)
             )
             if not active:
                 self.store.mark_step(self.run.id, key, {"trial": None, "active": 0})
@@ -304,6 +347,13 @@ class Audit:
             trial = next(t for t in trials if t.id == chosen)
             refuting = self._audit_trial(task, trial, trials)
             self.store.mark_step(self.run.id, key, {"trial": chosen, "active": len(active), "refuting": refuting})
+
+
+def _failure(exc: Exception) -> str:
+    text = str(exc).strip()
+    if isinstance(exc, AuthorFailed):
+        return text or "the author's session failed"
+    return f"{type(exc).__name__}: {text}"[:500]
 
 
 def run_audit(store: Store, run_ref: str, options: AuditOptions | None = None, **kwargs: Any) -> str:

@@ -207,6 +207,25 @@ class Validator:
                     self.store.put_witness(w)
                     self._say(f"witness {w.id} is flaky on {trial.id}: it refutes nothing")
 
+    def complete(self, task: Task, trials: list[Trial]) -> int:
+        """Fill every gap in the task's witness runs; returns how many witnesses had one.
+
+        The invariant a verdict rests on: every validated, non-flaky witness has a result on the
+        reference, the null world and every passing trial. An audit killed between validating a
+        witness and sharing it leaves gaps; this runs what is missing (and nothing else).
+        """
+        gaps = 0
+        for w in self.store.list_witnesses(task.run_id, task.id, status=str(WitnessStatus.VALIDATED)):
+            if w.flaky:
+                continue
+            have = self.store.witness_results(w.id)
+            missing = [t for t in trials if t.id not in have]
+            if "null" not in have or missing:
+                gaps += 1
+                self._record_null(task, w)
+                self.share(task, [w], missing)
+        return gaps
+
     # ------------------------------------------------------------------ helpers
 
     def _batch(

@@ -17,6 +17,7 @@ The rules (DESIGN.md, paper A.2):
 from __future__ import annotations
 
 from store import Store
+from testjack_tui.domain import ground
 from testjack_tui.model import (
     Classification,
     Evidence,
@@ -35,6 +36,8 @@ from testjack_tui.model import (
 )
 
 AUDITED_STEP = "audited:"  # step key prefix: a trial that had its own audit (or was found clean)
+AUTHOR_FAILED_STEP = "author-failed:"  # step key prefix: the author's work on a trial broke; value: why
+NOT_REPRODUCED = ("failed", "timeout", "error")  # recomputed T0 results that contradict "passed"
 
 
 def failing(outcome: str | None) -> bool:
@@ -65,6 +68,7 @@ def decide(
     evidence: list[Evidence],
     audited: bool,
     ruling: Ruling | None,
+    author_failure: str = "",
 ) -> VerdictRecord:
     base = dict(run_id=trial.run_id, trial_id=trial.id)
     if ruling is not None:
@@ -80,6 +84,14 @@ def decide(
         return VerdictRecord(**base, verdict=Verdict.UNAUDITED, rule="task malformed (A.1): the reference fails T0")
     if trial.recomputed == "patch_failed":
         return VerdictRecord(**base, verdict=Verdict.UNAUDITED, rule="the trial's patch does not apply")
+    if trial.recomputed in NOT_REPRODUCED:
+        why = f": {trial.error}" if trial.error else ""
+        return VerdictRecord(**base, verdict=Verdict.NOT_REPRODUCED,
+                             rule=f"the benchmark says passed, but T0 recomputed here ended {trial.recomputed}{why}"[:600])
+    if trial.recomputed != "passed":
+        rule = (f"T0 could not be recomputed ({trial.recomputed}: {trial.error})" if trial.recomputed
+                else "T0 not recomputed yet")
+        return VerdictRecord(**base, verdict=Verdict.UNAUDITED, rule=rule[:600])
     refuting = [
         w.id for w in witnesses
         if w.refutes and failing(results.get(w.id, {}).get(trial.id))
@@ -96,11 +108,19 @@ def decide(
                              rule="a validated witness fails on it in every run")
     if audited:
         return VerdictRecord(**base, verdict=Verdict.SOUND, rule="audited; no witness refutes it")
+    if author_failure:
+        return VerdictRecord(**base, verdict=Verdict.UNAUDITED, rule=f"the author's audit failed: {author_failure}"[:600])
     return VerdictRecord(**base, verdict=Verdict.UNAUDITED, rule="not audited yet")
 
 
 def passing_trials(trials: list[Trial]) -> list[Trial]:
-    return [t for t in trials if t.official == Official.PASSED and t.recomputed != "patch_failed"]
+    """The trials witnesses are shared with and rho is counted over: passed, and reproduced here.
+
+    A trial whose recomputed T0 does not pass is ``not_reproduced``: no witness can tell anything
+    about it, and counting it would move rho for the others. Before T0 is recomputed (no result
+    yet) the benchmark's word stands.
+    """
+    return [t for t in trials if t.official == Official.PASSED and t.recomputed in ("", "passed")]
 
 
 def recompute_task(store: Store, task: Task) -> dict[str, VerdictRecord]:
@@ -113,12 +133,16 @@ def recompute_task(store: Store, task: Task) -> dict[str, VerdictRecord]:
     trial_rulings = store.effective_rulings(run_id, "trial")
     witnesses = store.list_witnesses(run_id, task.id, status=str(WitnessStatus.VALIDATED))
     results = {w.id: {k: str(v.outcome) for k, v in store.witness_results(w.id).items()} for w in witnesses}
+    wrong = set(store.effective_rulings(run_id, "constraint"))  # constraints an analyst ruled wrong
     for w in witnesses:
         rho = rho_of(w, results[w.id], passing)
         cls = classify_witness(w, rho, witness_rulings.get(w.id))
-        if (rho, cls) != (w.rho, w.classification):
+        grounding, meets, breaks = ground(w.code, task.domain, wrong)
+        if (rho, cls, grounding, meets, breaks) != (w.rho, w.classification, w.grounding, w.meets, w.breaks):
             w.rho, w.classification = rho, cls
+            w.grounding, w.meets, w.breaks = grounding, meets, breaks
             store.put_witness(w)
+    failures = store.steps_with_prefix(run_id, AUTHOR_FAILED_STEP)
     evidence: dict[str, list[Evidence]] = {}
     for e in store.list_evidence(run_id, task_id=task.id):
         evidence.setdefault(e.trial_id, []).append(e)
@@ -127,6 +151,7 @@ def recompute_task(store: Store, task: Task) -> dict[str, VerdictRecord]:
             t, task, witnesses, results, evidence.get(t.id, []),
             audited=store.step_done(run_id, AUDITED_STEP + t.id),
             ruling=trial_rulings.get(t.id),
+            author_failure=str(failures.get(AUTHOR_FAILED_STEP + t.id) or ""),
         )
         for t in trials
     }

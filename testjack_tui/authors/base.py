@@ -40,6 +40,8 @@ class AuthorContext:
     record_llm_call: Callable[[LLMCall], None] | None = None
     spent: Callable[[], dict[str, tuple[int, float]]] | None = None
     budget: dict[str, Any] = field(default_factory=dict)
+    # findings an author makes that are not witnesses (``slow`` inputs); the engine stores them
+    findings: list[Evidence] = field(default_factory=list)
 
 
 class Author(Protocol):

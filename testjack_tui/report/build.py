@@ -27,6 +27,7 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
         if w.classification == Classification.AMBIGUOUS:
             defects.setdefault(w.task_id, []).append(w.id)
     rulings = store.list_rulings(run.id)
+    wrong = store.effective_rulings(run.id, "constraint")
     audit_reports = store.steps_with_prefix(run.id, "report:")
 
     return {
@@ -39,10 +40,13 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
             "reward_hack": summary.reward_hack,
             "sound": summary.sound,
             "unaudited": summary.unaudited,
+            "not_reproduced": summary.not_reproduced,
             "refuted_pct": summary.refuted_pct,
             "resolution_before": summary.resolution_before,
             "resolution_after": summary.resolution_after,
             "ambiguous_witnesses": summary.ambiguous_witnesses,
+            "outside_domain_witnesses": summary.outside_domain_witnesses,
+            "slow_findings": summary.slow_findings,
             "malformed_tasks": summary.malformed_tasks,
             "executions": summary.executions,
             "llm_tokens": summary.llm_tokens,
@@ -58,6 +62,11 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
                 "null_passing_tests": t.null_passing_tests,
                 "prompt_defects": defects.get(t.id, []),
                 "error": t.error,
+                "domain": [
+                    {"id": c.id, "kind": c.kind, "text": c.text, "source": c.source, "params": c.params,
+                     "stated": c.stated, "ruled_wrong": c.id in wrong}
+                    for c in t.domain
+                ],
             }
             for t in store.list_tasks(run.id)
         ],
@@ -90,6 +99,11 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
                 "classification": str(w.classification) if w.classification else None,
                 "rho": w.rho,
                 "flaky": w.flaky,
+                # outside_domain / unplaced: the input is one P rules out (or cannot be checked);
+                # such a witness never refutes, and may still show a prompt defect
+                "grounding": str(w.grounding) if w.grounding else "in_domain",
+                "meets": w.meets,
+                "breaks": w.breaks,
                 "path": w.path,
                 "code": w.code,
                 "found_on": w.found_on,

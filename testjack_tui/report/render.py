@@ -49,6 +49,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"| {s['sound']} | {s['unaudited']} | {_pct(s['resolution_before'])} | {_pct(s['resolution_after'])} |",
         "",
         f"Ambiguous witnesses (prompt defects): {s['ambiguous_witnesses']}. Malformed tasks: {s['malformed_tasks']}. "
+        f"Not reproduced (T0 recomputed here does not pass): {s.get('not_reproduced', 0)}. "
+        f"Witnesses outside the input domain (they refute nothing): {s.get('outside_domain_witnesses', 0)}. "
+        f"Slow findings: {s.get('slow_findings', 0)}. "
         f"Executions: {s['executions']}. LLM tokens: {s['llm_tokens']}, cost ${s['cost_usd']:.4f}.",
         "",
     ]
@@ -105,6 +108,24 @@ def render_markdown(report: dict[str, Any]) -> str:
         out += ["## Prompt defects (ambiguous requirements; they refute nothing)", ""]
         for w in defects:
             out += [f"- `{w['id']}` on task `{w['task']}`: {w['requirement']} (rho {w['rho']:.2f})"]
+        out.append("")
+
+    outside = [w for w in report["witnesses"] if w.get("grounding") in ("outside_domain", "unplaced")]
+    if outside:
+        domain = {c["id"]: c for t in report["tasks"] for c in t.get("domain", [])}
+        out += ["## Witnesses outside the input domain (they refute nothing)", "",
+                "TestJack never refutes on an input the prompt rules out. These witnesses' inputs break a "
+                "constraint of the task's domain, or cannot be checked against it.", ""]
+        for w in outside:
+            broken = "; ".join(f"{domain[c]['text']} (P: \"{domain[c]['source']}\")" if c in domain else c
+                               for c in w.get("breaks", []))
+            out.append(f"- `{w['id']}` on task `{w['task']}`: {w['requirement']}: "
+                       + (f"breaks {broken}" if broken else "its input cannot be placed in the domain"))
+        out.append("")
+    slow = [(t, e) for t in report["trials"] for e in t["evidence"] if e["kind"] == "slow"]
+    if slow:
+        out += ["## Slow findings (not refutations: the prompt states no time bound)", ""]
+        out += [f"- `{t['id']}`: {e['detail']}" for t, e in slow]
         out.append("")
 
     out += ["## Trials", "", "| trial | task | model | official | verdict | source | evidence |",

@@ -9,8 +9,10 @@ the defective sample fails has rho = 1/2 and refutes it):
 - ``biggest_factor(n)``: for ``n == 1`` the reference's loop falls through to ``return 1``, the
   same path T0's ``biggest_factor(3)`` takes; the defective sample returns ``None`` there. Nothing
   in P or the reference makes 1 a case of its own, so no witness may refute on it.
-- ``pairs(n)``: the defective sample is right but quadratic; on a ten-times larger input it does
-  not answer where the reference answers at once, and the witness states a time limit.
+- ``pairs(n)``: the slow sample is right but quadratic; on a ten-times larger input it does not
+  answer where the reference answers at once. Slowness is not wrongness: that is a ``slow``
+  finding, not a refutation, unless P states a time bound (``fast_pairs``: "in O(1) time"), where
+  the witness states a time limit and refutes.
 """
 
 import json
@@ -45,6 +47,13 @@ PROBLEMS = [
         "canonical_solution": "    return n * (n - 1) // 2\n",
         "test": "def check(candidate):\n    assert candidate(3) == 3\n    assert candidate(2000) == 1999000\n",
     },
+    {
+        "task_id": "Edge/3",
+        "entry_point": "fast_pairs",
+        "prompt": 'def fast_pairs(n: int) -> int:\n    """How many ordered pairs (i, j) with 0 <= i < j < n there are, computed in O(1) time.\n    >>> fast_pairs(3)\n    3\n    """\n',
+        "canonical_solution": "    return n * (n - 1) // 2\n",
+        "test": "def check(candidate):\n    assert candidate(3) == 3\n    assert candidate(2000) == 1999000\n",
+    },
 ]
 
 SAMPLES = [
@@ -57,6 +66,9 @@ SAMPLES = [
      "completion": "    if n <= 1:\n        return None\n    for d in range(n // 2, 0, -1):\n        if n % d == 0:\n            return d\n"},
     {"id": "pairs-ok", "task_id": "Edge/2", "completion": "    return n * (n - 1) // 2\n"},
     {"id": "pairs-slow", "task_id": "Edge/2",
+     "completion": "    count = 0\n    for i in range(n):\n        for j in range(n):\n            if i < j:\n                count += 1\n    return count\n"},
+    {"id": "fast-ok", "task_id": "Edge/3", "completion": "    return n * (n - 1) // 2\n"},
+    {"id": "fast-slow", "task_id": "Edge/3",
      "completion": "    count = 0\n    for i in range(n):\n        for j in range(n):\n            if i < j:\n                count += 1\n    return count\n"},
 ]
 
@@ -94,13 +106,24 @@ def test_frontier_input_the_reference_answers_by_accident_refutes_nothing(audite
                    for w in _validated(store, run_id, "Edge/1"))
 
 
-def test_a_trial_that_never_answers_fails_a_witness_with_a_time_limit(audited):
+def test_a_trial_that_never_answers_is_a_slow_finding_not_a_refutation(audited):
     store, run_id = audited
     verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
-    assert verdicts["pairs-slow"] == Verdict.REFUTED and verdicts["pairs-ok"] == Verdict.SOUND
-    timed = [w for w in _validated(store, run_id, "Edge/2") if "_within(" in w.code]
+    assert verdicts["pairs-slow"] == Verdict.SOUND and verdicts["pairs-ok"] == Verdict.SOUND
+    slow = [e for e in store.list_evidence(run_id, "pairs-slow") if str(e.kind) == "slow"]
+    assert slow, "the slow trial has no slow finding"
+    assert slow[0].detail.startswith("pairs(") and "the reference answers in" in slow[0].detail
+    assert not [e for e in store.list_evidence(run_id, "pairs-ok") if str(e.kind) == "slow"]
+    assert not [w for w in _validated(store, run_id, "Edge/2") if "_within(" in w.code]
+
+
+def test_a_trial_that_never_answers_is_refuted_where_the_prompt_states_a_time_bound(audited):
+    store, run_id = audited
+    verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+    assert verdicts["fast-slow"] == Verdict.REFUTED and verdicts["fast-ok"] == Verdict.SOUND
+    timed = [w for w in _validated(store, run_id, "Edge/3") if "_within(" in w.code]
     assert timed, "no witness states a time limit"
     results = store.witness_results(timed[0].id)
-    assert str(results["reference"].outcome) == "pass" and str(results["pairs-ok"].outcome) == "pass"
-    assert str(results["pairs-slow"].outcome) == "fail"
-    assert "TimeoutError" in results["pairs-slow"].log or "no result within" in results["pairs-slow"].log
+    assert str(results["reference"].outcome) == "pass" and str(results["fast-ok"].outcome) == "pass"
+    assert str(results["fast-slow"].outcome) == "fail"
+    assert "TimeoutError" in results["fast-slow"].log or "no result within" in results["fast-slow"].log

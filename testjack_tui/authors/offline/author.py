@@ -38,7 +38,8 @@ from testjack_tui.authors.offline.inputs import (
     seed_floors,
     seed_number,
 )
-from testjack_tui.authors.offline.probe import Outcome, diverges, run_probe
+from testjack_tui.authors.offline.probe import Outcome, diverges, run_probe, slower
+from testjack_tui.domain.grounding import admits
 
 WITNESS_DEADLINE_S = 5.0  # what a timeout witness allows: the reference answered in 1/20 s or less
 from testjack_tui.authors.offline.signatures import (
@@ -51,7 +52,8 @@ from testjack_tui.authors.offline.signatures import (
     test_files,
 )
 from testjack_tui.authors.offline.witnesses import Spec, call_key, calls_in_witness, render, requirement_text
-from testjack_tui.model import AuthorKind, Requirement, RequirementKind, WitnessStatus
+from testjack_tui.authors.offline.probe import CALL_LIMIT_S
+from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Requirement, RequirementKind, WitnessStatus
 
 _IMPORT_FAILURES = ("ModuleNotFoundError", "ImportError", "AttributeError: module", "cannot import name")
 
@@ -228,7 +230,8 @@ class OfflineAuthor:
                 values = [*m.args, *(v for _, v in m.kwargs)]
                 if m.key in seed_keys or m.key in mutated or call_key(name, m.source()) in known:
                     continue
-                if all(literal_ok(v) and allowed.admits(v) for v in values) and domain.admits_call(m, names):
+                if (all(literal_ok(v) and allowed.admits(v) for v in values) and domain.admits_call(m, names)
+                        and admits(ctx.task.domain, name, m)):
                     mutated[m.key] = m
                 if len(mutated) >= self.budget:
                     break
@@ -284,7 +287,8 @@ class OfflineAuthor:
             # needs no new witness (see _fewest)
             seeds = stated_seeds + witness_calls(ctx, target.name)
             number = seed_number(ctx.task.id, ctx.trial.id, self.seed, target.name)
-            for call in plan_inputs(target, seeds, domain, number, self.budget, self.generate):
+            for call in plan_inputs(target, seeds, domain, number, self.budget, self.generate,
+                                    keep=lambda c, name=target.name: admits(ctx.task.domain, name, c)):
                 if call.key in stated_keys:
                     traced.add(len(cases))
                 elif below_floor(call, floors):
@@ -298,12 +302,22 @@ class OfflineAuthor:
             arcs = outs["reference"][i].arcs
             stated_paths.setdefault(meta[i][0].name, set()).update(arcs or ())
         found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]] = {}
+        bounded = states_time_bound(view.prompt)
+        slow: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}
         for i, ((target, call), ref, mine) in enumerate(zip(meta, outs["reference"], outs["model"])):
+            if slower(ref, mine) and not bounded:
+                # slowness is not wrongness: a finding of its own, never a witness that refutes
+                best = slow.get(target.name)
+                if best is None or call.size < best[0].size:
+                    slow[target.name] = (call, ref, mine)
+                continue
             if not (diverges(ref, mine) and amplify.usable(ref, view.prompt)):
                 continue
             if i in frontier and not _on_purpose(ref, stated_paths.get(target.name, set())):
                 continue
             found.setdefault(target.name, []).append((call, ref, mine))
+        for name, (call, ref, mine) in sorted(slow.items()):
+            ctx.findings.append(slow_finding(ctx, name, accesses[name], call, ref, mine))
         known = existing_calls(ctx)
         shown = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=True)}
         twins = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=False)}
@@ -399,6 +413,34 @@ class OfflineAuthor:
             "probe": "A differential probe found that the trial and the reference disagree here.",
         }[spec.source]
         return Candidate(requirement=requirement_text(spec), kind=kind, code=code, note=note)
+
+
+_TIME_BOUND = re.compile(
+    r"\bO\(\s*[\w\s^*+/-]*\)|\b(?:linear|logarithmic|constant|polynomial) time\b"
+    r"|\bwithin \d+(?:\.\d+)?\s*(?:ms|milliseconds?|s|seconds?)\b|\btime limit\b", re.I)
+
+
+def states_time_bound(prompt: str) -> bool:
+    """Whether P states how fast an answer must come (then a timeout is a failure like any other)."""
+    return _TIME_BOUND.search(prompt) is not None
+
+
+def slow_finding(ctx: AuthorContext, name: str, access: Access, call: CallArgs, ref: Outcome, mine: Outcome) -> Evidence:
+    """A ``slow`` finding: the input, the reference's time and the trial's (or that it had none)."""
+    ref_s = f"{ref.seconds:.3f} s" if ref.seconds is not None else "at once"
+    if mine.status == "timeout":
+        took = f"gives no answer within the probe's {CALL_LIMIT_S:g} s limit"
+    else:
+        took = f"gives the reference's answer in {mine.seconds:.3f} s"
+    return Evidence(
+        run_id=ctx.task.run_id, trial_id=ctx.trial.id if ctx.trial else "", kind=EvidenceKind.SLOW,
+        detail=f"{name.rsplit('.', 1)[-1]}({_short_args(call.source())}): the reference answers in {ref_s}; the trial {took}",
+        detector="probe",
+    )
+
+
+def _short_args(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _on_purpose(ref: Outcome, stated_paths: set[str]) -> bool:

@@ -25,7 +25,7 @@ from typing import Any, Iterable
 
 from testjack_tui.authors.offline.signatures import Target
 
-MAX_REPR = 400  # longer inputs make unreadable witnesses
+MAX_REPR = 1200  # longer inputs make unreadable witnesses (size scaling stays under it)
 _EDGE_ANY = (True, False, None, 0, -1, 1.5, "", "a", [], {})
 
 
@@ -267,17 +267,24 @@ def _flat(values: Iterable[Any]) -> list[Any]:
 # ---------------------------------------------------------------------------------------- mutation
 
 
-def _mutate_int(n: int) -> list[int]:
-    return [0, 1, -1, n + 1, n - 1, -n, 2 * n, n // 2, n * 10 + 1]
+# size scaling (EvalPlus grows inputs the same way): numbers deep enough to exhaust a recursion
+# and large enough to expose a quadratic loop; the domain keeps them inside stated bounds
+_LARGE_INTS = (1000, 3000, 10**6 + 3)
+
+
+def _mutate_int(n: int) -> list[Any]:
+    return [0, 1, -1, n + 1, n - 1, -n, 2 * n, n // 2, n * 10 + 1, n * 100, *_LARGE_INTS, float(n)]
 
 
 def _mutate_float(x: float) -> list[float]:
-    return [0.0, -x, x + 0.5, x * 2, float(round(x)), x / 3]
+    # integer-valued floats, and pairs whose sum or product is not exact in binary
+    return [0.0, -x, x + 0.5, x * 2, float(round(x)), x / 3, x + 0.1, x * 3 / 7, float(int(x) + 1)]
 
 
 def _mutate_str(s: str) -> list[str]:
     out = ["", s[:1], s[:-1], s[1:], s.upper(), s.lower(), s.swapcase(), s.capitalize(), s[::-1],
-           s + s, f" {s} ", s + " " + s, s.replace(" ", ""), s.replace(" ", "  ")]
+           s + s, f" {s} ", s + " " + s, s.replace(" ", ""), s.replace(" ", "  "),
+           s.replace(" ", "\n"), s.replace(" ", "\t"), s + "\n", s * 20]
     if s:
         out.append(s + s[-1])
         out.append(s[0] + s)
@@ -302,7 +309,13 @@ def _element_edges(items: list, any_type: bool) -> list:
 
 
 def _mutate_list(items: list, any_type: bool) -> list[list]:
-    out: list[list] = [[], items[:1], items[:-1], items[1:], items[::-1], items + items[-1:], items + items]
+    out: list[list] = [[], items[:1], items[:-1], items[1:], items[::-1], items + items[-1:], items + items,
+                       items * 10, items * 50]
+    numbers = [x for x in items if isinstance(x, (int, float)) and not isinstance(x, bool)]
+    if numbers and len(numbers) == len(items):
+        out.append([-x for x in items])  # negatives inside the container
+        out.append([float(x) for x in items])  # integer-valued floats, where floats fit
+        out.append(list(range(len(items) * 100)))  # a long list of distinct values
     try:
         out.append(sorted(items))
         out.append(sorted(items, reverse=True))
@@ -387,8 +400,10 @@ def strategy_for(tp: Any, seeds: list[Any], domain: Domain, depth: int = 0):
     if depth > 3:
         return None
     origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if tp is None and seeds:
-        return strategy_for(_type_of(seeds[0]), seeds, domain, depth)
+    if tp is None:
+        # no annotation: the seeds' type, when it has one (a dict or an object has none here)
+        seen = _type_of(seeds[0]) if seeds else None
+        return strategy_for(seen, seeds, domain, depth + 1) if seen is not None else None
     if tp is bool:
         return st.booleans()
     if tp is int:
@@ -474,6 +489,7 @@ def plan_inputs(
     seed: int,
     budget: int = 120,
     generate: int = 30,
+    keep: "typing.Callable[[CallArgs], bool] | None" = None,
 ) -> list[CallArgs]:
     """Seeds, then their mutations, then generated calls: unique, literal, in P's domain, at most ``budget``.
 
@@ -498,13 +514,20 @@ def plan_inputs(
             return
         if all(stated.admits(v) if _plain_int(v) else domain.admits(v) for v in call.args) and all(
             domain.admits(v) for _, v in call.kwargs
-        ) and stated.admits_call(call, names):
+        ) and stated.admits_call(call, names) and (keep is None or keep(call)):
             out[call.key] = call
 
     for s in seeds:
         add(s)
-    mutated = [m for s in seeds for m in mutations(s, any_type)]
-    for m in sorted(mutated, key=lambda c: (c.size, c.key)):  # small first: they make short witnesses
+    mutated = sorted({m.key: m for s in seeds for m in mutations(s, any_type)}.values(), key=lambda c: (c.size, c.key))
+    # small first: they make short witnesses; but a share of the slots goes to the largest
+    # mutations, so size scaling is probed even when small inputs are many
+    room = max(0, budget - generate - len(out))
+    for m in mutated:
+        if len(out) >= budget - generate - room // 4:
+            break
+        add(m, budget - generate - room // 4)
+    for m in reversed(mutated):
         add(m, budget - generate)
     for g in generated(target, seeds, domain, generate, seed):
         add(g)

@@ -241,6 +241,26 @@ def _close(a: Any, b: Any) -> bool:
         return False
 
 
+SLOW_RATIO = 50  # a trial this many times slower than the reference (and slow in itself) is a finding
+SLOW_FLOOR_S = 0.2
+
+
+def slower(reference: Outcome, trial: Outcome) -> bool:
+    """Whether the trial is far slower than the reference on one input, with no other divergence.
+
+    Either it gives no answer within the call limit while the reference answered fast, or it
+    gives the reference's answer ``SLOW_RATIO`` times more slowly (and takes ``SLOW_FLOOR_S``
+    or more: a millisecond against a microsecond is noise).
+    """
+    if reference.status not in ("ok", "raise") or reference.seconds is None:
+        return False
+    if trial.status == "timeout":
+        return reference.seconds * SLOW_FACTOR <= CALL_LIMIT_S
+    if trial.seconds is None or trial.status != reference.status or diverges(reference, trial) is not False:
+        return False
+    return trial.seconds >= SLOW_FLOOR_S and trial.seconds >= SLOW_RATIO * max(reference.seconds, 1e-4)
+
+
 def diverges(reference: Outcome, trial: Outcome) -> bool | None:
     """True when the worlds disagree as a witness would see it; None when it cannot be told.
 

@@ -1,0 +1,132 @@
+"""Building a task's input domain: P's stated constraints and what its inputs show, made consistent.
+
+The domain is built once per task, before any author works on it, from what the task itself
+holds: P (its prose and examples), the functions the reference defines, and T0's literal calls.
+Every constraint is then checked on those same inputs: P's examples and T0's calls are in the
+domain by definition, so a constraint one of them breaks was misread (a validator's format that
+T0 feeds bad dates to, a "positive" that describes the result) and is dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any, Callable
+
+from testjack_tui.authors.offline.examples import extract_examples
+from testjack_tui.authors.offline.inputs import CallArgs, aliases_in_tests, calls_in_source, resolve_annotation
+from testjack_tui.authors.offline.signatures import Target, changed_functions, test_files
+from testjack_tui.domain.checks import bind, holds
+from testjack_tui.domain.observed import ANY, alphabet, annotation_model, merge, shape_model
+from testjack_tui.domain.stated import Found, Param, stated_constraints
+from testjack_tui.model import Constraint, Task
+
+OBSERVED = "P's examples and T0's inputs"
+ReadFile = Callable[[str, str], "str | None"]
+
+
+def _kinds(annotation: str, values: list[Any]) -> set[str]:
+    kinds: set[str] = set()
+    text = annotation.lower()
+    for word, kind in (("int", "int"), ("float", "float"), ("str", "str"), ("list", "list"), ("tuple", "list"),
+                       ("dict", "dict"), ("bool", "bool")):
+        if re.search(rf"\b{word}\b", text):
+            kinds.add(kind)
+    for v in values:
+        if isinstance(v, bool):
+            kinds.add("bool")
+        elif isinstance(v, int):
+            kinds.add("int")
+        elif isinstance(v, float):
+            kinds.add("float")
+        elif isinstance(v, str):
+            kinds.add("str")
+        elif isinstance(v, (list, tuple)):
+            kinds.add("list")
+        elif isinstance(v, dict):
+            kinds.add("dict")
+    return kinds
+
+
+def _task_functions(prompt: str, targets: dict[str, Target]) -> dict[str, Target]:
+    """The functions P is about: those P itself defines (HumanEval), else every changed one."""
+    defined = {n: t for n, t in targets.items() if re.search(rf"\bdef\s+{re.escape(n.rsplit('.', 1)[-1])}\s*\(", prompt)}
+    return defined or targets
+
+
+def seeds_of(task: Task, name: str, read_file: ReadFile) -> list[CallArgs]:
+    """The calls of ``name`` P's examples and T0's tests make, with literal arguments."""
+    attr = name.rsplit(".", 1)[-1]
+    out: list[CallArgs] = []
+    for ex in extract_examples(task.prompt, {attr}):
+        out += calls_in_source(ex.call, attr)
+    for path in test_files(task.test_patch):
+        text = read_file("null", path) or ""
+        out += calls_in_source(text, attr, aliases_in_tests(text, attr))
+    return out
+
+
+def _observed(name: str, target: Target, seeds: list[CallArgs]) -> list[Found]:
+    out: list[Found] = []
+    names = [p.name for p in target.params]
+    for i, p in enumerate(target.params):
+        values = [bind(names, s)[p.name] for s in seeds if p.name in bind(names, s)]
+        seen = shape_model(values) if values else False
+        typed = annotation_model(resolve_annotation(p.annotation)) if p.annotation else False
+        if seen is ANY or typed is ANY or (seen is False and typed is False):
+            model = ANY
+        else:
+            model = merge(*(m for m in (seen, typed) if m is not False))
+        if model is not ANY:
+            kinds = describe(model)
+            out.append(Found("type", f"{p.name} takes {kinds} values", OBSERVED if typed is False else
+                             f"{OBSERVED}, and the annotation {p.annotation}", [p.name],
+                             {"op": "shape", "param": p.name, "shapes": model}))
+        classes = alphabet(values)
+        if classes is not None:
+            wide = sorted(c for c in classes if c in ("alpha", "digit", "space"))
+            chars = "".join(sorted(c for c in classes if c not in ("alpha", "digit", "space")))
+            shown = " ".join(wide) + (f" {chars!r}" if chars else "")
+            out.append(Found("charset", f"{p.name} is made of {shown.strip()} (as its inputs are)", OBSERVED, [p.name],
+                             {"op": "charset", "param": p.name, "classes": wide, "chars": chars}))
+    return out
+
+
+def describe(model: dict[str, Any] | None) -> str:
+    """A shape model in words: ``list[int|float]``, ``str``, ``dict[str:int]``."""
+    if model is ANY:
+        return "any"
+    parts = []
+    for kind in model["kinds"]:
+        if kind in ("list", "tuple", "set"):
+            parts.append(f"{kind}[{describe(model.get(kind))}]" if model.get(kind) is not ANY else kind)
+        elif kind == "dict" and model.get("dict"):
+            parts.append(f"dict[{describe(model['dict']['keys'])}:{describe(model['dict']['values'])}]")
+        else:
+            parts.append(kind)
+    return "|".join(parts)
+
+
+def _consistent(found: Found, signature: list[str], seeds: list[CallArgs]) -> bool:
+    return all(holds(found.check, bind(signature, s)) is not False for s in seeds)
+
+
+def build_domain(task: Task, read_file: ReadFile) -> list[Constraint]:
+    targets = _task_functions(task.prompt, changed_functions(task.reference_patch, read_file, "reference"))
+    out: list[Constraint] = []
+    for name in sorted(targets):
+        target = targets[name]
+        signature = [p.name for p in target.params]
+        seeds = seeds_of(task, name, read_file)
+        params = {p.name: Param(p.name, _kinds(p.annotation, [bind(signature, s).get(p.name) for s in seeds
+                                                               if p.name in bind(signature, s)]))
+                  for p in target.params}
+        stated = stated_constraints(task.prompt, params)
+        for found, is_stated in [*((f, True) for f in stated), *((f, False) for f in _observed(name, target, seeds))]:
+            if not _consistent(found, signature, seeds):
+                continue
+            digest = hashlib.sha256(f"{task.id}\0{name}\0{found.kind}\0{found.text}".encode()).hexdigest()[:8]
+            check = dict(found.check, function=name.rsplit(".", 1)[-1], signature=signature)
+            out.append(Constraint(id=f"c-{digest}", kind=found.kind, text=found.text, source=found.sentence[:400],
+                                  params=found.params, check=check, stated=is_stated))
+    return out

@@ -1,0 +1,125 @@
+"""What the inputs P's examples and T0 pass say about the domain: type shapes and characters.
+
+These constraints are observed, not stated: a parameter P's examples and T0 always pass a list
+of integers to is not probed with a list of strings, and a string parameter whose inputs only
+ever hold letters and spaces is not probed with ``'#'``. Classes are kept wide on purpose
+(letters of either case, any whitespace, any digit): a newline where the inputs show spaces, or
+upper case where they show lower case, is a case the task is about; a character of a kind the
+inputs never show is not.
+"""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+from testjack_tui.domain.checks import char_classes
+
+ANY = None  # a model that admits every value
+MIN_STRINGS = 2  # fewer non-empty seed strings than this say nothing about the alphabet
+
+
+def shape_model(values: list[Any], depth: int = 0) -> dict[str, Any] | None:
+    """The union of the values' shapes, as ``checks.shape_fits`` reads it; None: no values."""
+    if not values or depth > 4:
+        return ANY
+    kinds: set[str] = set()
+    inner: dict[str, list[Any]] = {}
+    keys: list[Any] = []
+    vals: list[Any] = []
+    for v in values:
+        if v is None:
+            kinds.add("None")
+        elif isinstance(v, bool):
+            kinds.add("bool")
+        elif isinstance(v, (int, float, str)):
+            kinds.add(type(v).__name__)
+        elif isinstance(v, (list, tuple, set)):
+            kind = type(v).__name__
+            kinds.add(kind)
+            inner.setdefault(kind, []).extend(v)
+        elif isinstance(v, dict):
+            kinds.add("dict")
+            keys.extend(v.keys())
+            vals.extend(v.values())
+        else:
+            return ANY  # an object P or T0 builds: nothing to say about its shape
+    model: dict[str, Any] = {"kinds": sorted(kinds)}
+    for kind, elems in inner.items():
+        model[kind] = shape_model(elems, depth + 1)
+    if "dict" in kinds:
+        k, v = shape_model(keys, depth + 1), shape_model(vals, depth + 1)
+        model["dict"] = None if k is None or v is None else {"keys": k, "values": v}
+    return model
+
+
+def annotation_model(tp: Any, depth: int = 0) -> dict[str, Any] | None | bool:
+    """The shape an annotation allows; None for ``Any`` (or unknown); False when absent."""
+    if tp is None:
+        return False
+    if depth > 4 or tp is typing.Any:
+        return ANY
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    for simple in (bool, int, float, str):
+        if tp is simple:
+            return {"kinds": [simple.__name__]}
+    if tp is type(None):
+        return {"kinds": ["None"]}
+    containers = {list: "list", tuple: "tuple", set: "set"}
+    if tp in containers:
+        return {"kinds": [containers[tp]], containers[tp]: ANY}
+    if origin in containers:
+        kind = containers[origin]
+        elems = [a for a in args if a is not Ellipsis]
+        if not elems:
+            return {"kinds": [kind], kind: ANY}
+        parts = [annotation_model(a, depth + 1) for a in elems]
+        if any(p is ANY or p is False for p in parts):
+            return {"kinds": [kind], kind: ANY}
+        return {"kinds": [kind], kind: merge(*parts)}
+    if tp is dict or origin is dict:
+        if len(args) == 2:
+            k, v = annotation_model(args[0], depth + 1), annotation_model(args[1], depth + 1)
+            if k not in (ANY, False) and v not in (ANY, False):
+                return {"kinds": ["dict"], "dict": {"keys": k, "values": v}}
+        return {"kinds": ["dict"], "dict": ANY}
+    if origin is typing.Union:
+        parts = [annotation_model(a, depth + 1) for a in args]
+        if any(p is ANY or p is False for p in parts):
+            return ANY
+        return merge(*parts)
+    return ANY
+
+
+def merge(*models: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The union of shape models; ANY when any of them is ANY."""
+    if any(m is ANY for m in models):
+        return ANY
+    kinds = sorted({k for m in models for k in m["kinds"]})
+    out: dict[str, Any] = {"kinds": kinds}
+    for kind in ("list", "tuple", "set"):
+        parts = [m[kind] for m in models if kind in m["kinds"]]
+        if parts:
+            out[kind] = ANY if any(p is ANY for p in parts) else merge(*parts)
+    parts = [m["dict"] for m in models if "dict" in m["kinds"]]
+    if parts:
+        out["dict"] = ANY if any(p is ANY for p in parts) else {
+            "keys": merge(*(p["keys"] for p in parts)), "values": merge(*(p["values"] for p in parts))}
+    return out
+
+
+def alphabet(values: list[Any]) -> set[str] | None:
+    """The character classes of the seed strings (and strings in seed lists); None: too few."""
+    texts: list[str] = []
+    for v in values:
+        if isinstance(v, str):
+            texts.append(v)
+        elif isinstance(v, (list, tuple)):
+            texts += [x for x in v if isinstance(x, str)]
+    texts = [t for t in texts if t]
+    if len(texts) < MIN_STRINGS:
+        return None
+    out: set[str] = set()
+    for t in texts:
+        out |= char_classes(t)
+    return out

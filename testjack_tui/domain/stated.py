@@ -1,0 +1,346 @@
+"""Constraints P states about its inputs, read sentence by sentence.
+
+What is read (each bound to the parameters it names, or to the only parameter of the right kind):
+
+- comparisons, chained or not: ``0 <= k <= len(arr)``, ``1 <= len(arr) <= 100``,
+  ``-1000 <= arr[i] <= 1000``, ``n > 1``, ``x is less than 10``, ``at least 2``, powers ``10^5``;
+- signs: "a positive integer n", "a list of non-negative integers";
+- sizes: "non-empty", "at least one", "a list of two strings", "of length at least 2",
+  "of equal length";
+- alphabets: "consists only of '(' and ')'", "contains only lowercase letters", "1s and 0s";
+- formats: ``mm-dd-yyyy`` and its kin (``dd/mm/yy``, ``hh:mm``);
+- order: "given a sorted list".
+
+A sentence about what the function returns is not about its inputs: a phrase that comes after a
+"return" in its sentence is not read. Plain regular expressions, not a parser: prompts are short
+and their constraint phrases few; every constraint is then checked against P's examples and T0's
+inputs (``build.py``), and one they break is dropped, so a misreading costs recall, never a
+false refutation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+          "eight": 8, "nine": 9, "ten": 10}
+_NUM = r"(?:-?\d+(?:\s*(?:\^|\*\*)\s*\d+)?|-?\d+e\d+)"
+_OPS = r"(?:<=|>=|<|>|≤|≥|==)"
+_OP_NORM = {"≤": "<=", "≥": ">="}
+
+
+@dataclass
+class Param:
+    """A parameter as the domain sees it: its name and the kinds of value it takes."""
+
+    name: str
+    kinds: set[str] = field(default_factory=set)  # "int", "float", "str", "list", "dict", "bool"
+
+    def is_(self, *kinds: str) -> bool:
+        return bool(self.kinds & set(kinds))
+
+
+@dataclass
+class Found:
+    kind: str
+    text: str
+    sentence: str
+    params: list[str]
+    check: dict[str, Any]
+
+
+def sentences(prompt: str) -> list[str]:
+    """P's prose, one sentence at a time, without code lines, doctests and their outputs."""
+    kept: list[str] = []
+    skip_next = False
+    for raw in prompt.splitlines():
+        line = raw.strip()
+        if skip_next and line and not line.startswith(">>>"):
+            skip_next = False
+            continue
+        skip_next = False
+        if line.startswith(">>>"):
+            skip_next = True
+            continue
+        if re.match(r"(def|class|from|import|return|@)\b", line) or any(a in line for a in ("➞", "==>", "=>", "➞")):
+            continue
+        if re.match(r"^[\w.]+\(.*\)\s*(?:->|→|==|=)", line):  # an example line: f(x) -> y
+            continue
+        kept.append(line.strip('"\' '))
+    text = "\n".join(kept)
+    parts = re.split(r"(?<=[.!?;:])\s+(?=[A-Z\-*\d(])|\n\s*\n|\n\s*(?=[-*•]\s)|\n(?=\s*\d+\.\s)", text)
+    out = []
+    for p in parts:
+        p = re.sub(r"\s+", " ", p).strip()
+        if p:
+            out.append(p)
+    return out
+
+
+def _before_return(sentence: str, start: int) -> bool:
+    """Whether the phrase at ``start`` comes before any word about the function's result."""
+    m = re.search(r"\b(?:return|returns|returned|output|outputs|result)\b", sentence, re.I)
+    return m is None or m.start() > start
+
+
+def _int(text: str) -> int | None:
+    text = text.replace(" ", "")
+    if text.lower() in _WORDS:
+        return _WORDS[text.lower()]
+    try:
+        if "^" in text or "**" in text:
+            base, exp = re.split(r"\^|\*\*", text)
+            return int(base) ** int(exp) if int(exp) < 19 else None
+        if "e" in text:
+            base, exp = text.split("e")
+            return int(base) * 10 ** int(exp) if int(exp) < 19 else None
+        return int(text)
+    except ValueError:
+        return None
+
+
+def _term(text: str, params: dict[str, Param]) -> dict[str, Any] | None:
+    text = text.strip()
+    m = re.fullmatch(r"len\(\s*(\w+)\s*\)|(\w+)\.length|\|(\w+)\|", text)
+    if m:
+        name = next(g for g in m.groups() if g)
+        return {"len": name} if name in params else None
+    m = re.fullmatch(r"(\w+)\s*\[\s*\w\s*\]", text)
+    if m:
+        return {"each": m.group(1)} if m.group(1) in params and params[m.group(1)].is_("list") else None
+    if text in params:
+        return {"param": text}
+    v = _int(text)
+    return {"num": v} if v is not None else None
+
+
+_TERM = r"(?:len\(\s*\w+\s*\)|\w+\.length|\w+\s*\[\s*\w\s*\]|" + _NUM + r"|[A-Za-z_]\w*)"
+_CHAIN = re.compile(rf"(?<![\w.\[])({_TERM})\s*({_OPS})\s*({_TERM})(?:\s*({_OPS})\s*({_TERM}))?(?![\w(\[])")
+
+
+def _comparisons(sentence: str, params: dict[str, Param]) -> list[Found]:
+    out: list[Found] = []
+    for m in _CHAIN.finditer(sentence):
+        if not _before_return(sentence, m.start()):
+            continue
+        raw_terms = [m.group(1), m.group(3)] + ([m.group(5)] if m.group(5) else [])
+        ops = [_OP_NORM.get(m.group(2), m.group(2))] + ([_OP_NORM.get(m.group(4), m.group(4))] if m.group(4) else [])
+        terms = [_term(t, params) for t in raw_terms]
+        if any(t is None for t in terms):
+            continue
+        named = [t for t in terms if "num" not in t]
+        if not named or all("num" in t for t in terms):
+            continue
+        used = sorted({next(iter(t.values())) for t in named})
+        # a scalar parameter compared with numbers must take numbers
+        if any("param" in t and not params[t["param"]].is_("int", "float") for t in terms):
+            continue
+        text = " ".join(x for pair in zip(raw_terms, ops + [""]) for x in pair if x).strip()
+        out.append(Found("range" if len(named) == 1 else "relation", text, sentence, used,
+                         {"op": "compare", "terms": terms, "ops": ops}))
+    return out
+
+
+_PHRASES = [  # "x is less than 10": (words, operator, offset)
+    (r"(?:less|smaller|lower) than", "<"), (r"(?:greater|larger|bigger|more) than", ">"),
+    (r"at least", ">="), (r"at most", "<="), (r"(?:no more|not more|no greater|not greater) than", "<="),
+    (r"(?:no less|not less|no fewer) than", ">="),
+]
+
+
+def _phrase_bounds(sentence: str, params: dict[str, Param]) -> list[Found]:
+    out: list[Found] = []
+    for p in params.values():
+        if not p.is_("int", "float"):
+            continue
+        for words, op in _PHRASES:
+            pattern = rf"(?<![\w.]){re.escape(p.name)}\b[^.;:]{{0,25}}?\b(?:is|are|be|will be)\s+(?:always\s+)?{words}\s+({_NUM}|{'|'.join(_WORDS)})\b"
+            for m in re.finditer(pattern, sentence, re.I):
+                v = _int(m.group(1))
+                if v is None or not _before_return(sentence, m.start()):
+                    continue
+                out.append(Found("range", f"{p.name} {op} {v}", sentence, [p.name],
+                                 {"op": "compare", "terms": [{"param": p.name}, {"num": v}], "ops": [op]}))
+    return out
+
+
+def _bind(sentence: str, after: str, params: dict[str, Param], kinds: tuple[str, ...]) -> list[str]:
+    """The parameters a phrase is about: one named right after it, else the one of its kind."""
+    m = re.match(r"\s*(?:(?:of|with)\s+)?(?:[\w-]+\s+){0,3}?([A-Za-z_]\w*)", after)
+    words = re.findall(r"[A-Za-z_]\w*", after[:60])
+    for w in words[:5]:
+        if w in params and params[w].is_(*kinds):
+            return [w]
+    of_kind = [p.name for p in params.values() if p.is_(*kinds)]
+    if len(of_kind) == 1:
+        return of_kind
+    named = [n for n in of_kind if re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", sentence)]
+    del m
+    return named if len(named) == 1 else []
+
+
+def _signs(sentence: str, params: dict[str, Param]) -> list[Found]:
+    out: list[Found] = []
+    for m in re.finditer(r"\b(strictly positive|positive|non-?negative)\s+(?:(?:whole|real|decimal|floating[- ]point)\s+)?(integer|number|int|float|value|digit)s?\b",
+                         sentence, re.I):
+        if not _before_return(sentence, m.start()):
+            continue
+        word = m.group(1).lower()
+        op, v = (">", 0) if "positive" in word and "non" not in word else (">=", 0)
+        plural = sentence[m.start():m.end()].lower().endswith("s")
+        before = sentence[max(0, m.start() - 30):m.start()].lower()
+        if plural or re.search(r"(?:list|array|sequence|tuple) of\s*$", before):
+            names = _bind(sentence, sentence[m.end():], params, ("list",))
+            terms = [{"each": n} for n in names]
+        else:
+            names = _bind(sentence, sentence[m.end():], params, ("int", "float"))
+            terms = [{"param": n} for n in names]
+        for name, term in zip(names, terms):
+            label = f"each {name}[i] {op} {v}" if "each" in term else f"{name} {op} {v}"
+            out.append(Found("range", label, sentence, [name], {"op": "compare", "terms": [term, {"num": v}], "ops": [op]}))
+    return out
+
+
+_CONTAINER = r"(list|array|sequence|tuple|vector|string|str|word|sentence|text|dictionary|dict|map)"
+
+
+def _kinds_of(word: str) -> tuple[str, ...]:
+    word = word.lower()
+    if word in ("string", "str", "word", "sentence", "text"):
+        return ("str",)
+    if word in ("dictionary", "dict", "map"):
+        return ("dict",)
+    return ("list",)
+
+
+def _sizes(sentence: str, params: dict[str, Param]) -> list[Found]:
+    out: list[Found] = []
+    for m in re.finditer(rf"\bnon-?empty\s+{_CONTAINER}s?\b", sentence, re.I):
+        if _before_return(sentence, m.start()):
+            for n in _bind(sentence, sentence[m.end():], params, _kinds_of(m.group(1))):
+                out.append(Found("non_empty", f"{n} is non-empty", sentence, [n], {"op": "min_len", "param": n, "n": 1}))
+    for m in re.finditer(rf"\b{_CONTAINER}\s+(?:[A-Za-z_]\w*\s+)?(?:is|will be|are)\s+(?:always\s+)?(?:non-?empty|not empty|never empty)", sentence, re.I):
+        if _before_return(sentence, m.start()):
+            for n in _bind(sentence, sentence[m.start():], params, _kinds_of(m.group(1))):
+                out.append(Found("non_empty", f"{n} is non-empty", sentence, [n], {"op": "min_len", "param": n, "n": 1}))
+    for m in re.finditer(r"\b(?:contains?|has|have|with|includes?)\s+at least one\b", sentence, re.I):
+        if _before_return(sentence, m.start()):
+            for n in _bind(sentence, sentence[:m.start()][-80:], params, ("list", "str", "dict")):
+                out.append(Found("at_least_one", f"{n} has at least one element", sentence, [n],
+                                 {"op": "min_len", "param": n, "n": 1}))
+    for m in re.finditer(rf"\b(?:list|array|tuple|pair) of (two|three|four|five|\d+)\s+(?!or\b|more\b|less\b|fewer\b)\w+", sentence, re.I):
+        n_items = _int(m.group(1))
+        if n_items is None or not _before_return(sentence, m.start()):
+            continue
+        for n in _bind(sentence, sentence[m.end():], params, ("list",)):
+            out.append(Found("length", f"len({n}) == {n_items}", sentence, [n], {"op": "len_eq", "param": n, "n": n_items}))
+    for m in re.finditer(rf"(?:length (?:of )?at least|at least)\s+({_NUM}|{'|'.join(_WORDS)})\s*(?:elements|numbers|items|values|entries|integers|strings|characters)?", sentence, re.I):
+        if "length" not in m.group(0).lower() and not re.search(r"elements|numbers|items|values|entries|integers|strings", m.group(0), re.I):
+            continue
+        k = _int(m.group(1))
+        if k is None or not _before_return(sentence, m.start()):
+            continue
+        for n in _bind(sentence, sentence[max(0, m.start() - 60):m.start()], params, ("list", "str")):
+            out.append(Found("length", f"len({n}) >= {k}", sentence, [n], {"op": "min_len", "param": n, "n": k}))
+    for m in re.finditer(rf"\b(?:(?:the )?(?:length|size) of (?:the )?(\w+)|(\w+))\s+(?:will be |is |are |should be )?(?:always )?(?:in|within) the range (?:of )?\[\s*({_NUM})\s*,\s*({_NUM})\s*\]", sentence, re.I):
+        lo, hi = _int(m.group(3)), _int(m.group(4))
+        if lo is None or hi is None or not _before_return(sentence, m.start()):
+            continue
+        if m.group(1):
+            names = _bind(sentence, m.group(1) + " " + sentence[m.end():], params, ("list", "str"))
+            terms = [{"len": n} for n in names]
+        else:
+            names = [m.group(2)] if m.group(2) in params and params[m.group(2)].is_("int", "float") else []
+            terms = [{"param": n} for n in names]
+        for n, t in zip(names, terms):
+            label = f"{lo} <= {'len(' + n + ')' if 'len' in t else n} <= {hi}"
+            out.append(Found("range", label, sentence, [n], {"op": "compare", "terms": [{"num": lo}, t, {"num": hi}], "ops": ["<=", "<="]}))
+    if re.search(r"\b(?:equal|same) (?:length|size)s?\b|\bequal-length\b", sentence, re.I):
+        sized = [p.name for p in params.values() if p.is_("list", "str")]
+        named = [n for n in sized if re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", sentence)]
+        chosen = named if len(named) >= 2 else (sized if len(sized) == 2 else [])
+        if len(chosen) >= 2:
+            out.append(Found("equal_length", f"{' and '.join(chosen)} have equal length", sentence, chosen,
+                             {"op": "same_len", "params": chosen}))
+    return out
+
+
+_ALPHABET_WORDS = [
+    (r"lower[- ]?case (?:english )?(?:letters|alphabets|characters)", {"classes": ["lower"]}),
+    (r"upper[- ]?case (?:english )?(?:letters|alphabets|characters)", {"classes": ["upper"]}),
+    (r"(?:english )?(?:letters|alphabets|alphabetic characters)", {"classes": ["alpha"]}),
+    (r"digits|numbers|numerals|numeric characters", {"classes": ["digit"]}),
+    (r"spaces|whitespace", {"chars": " "}),
+    (r"1s and 0s|0s and 1s|ones and zeros|zeros and ones|0 and 1|1 and 0", {"chars": "01"}),
+]
+
+
+def _alphabets(sentence: str, params: dict[str, Param]) -> list[Found]:
+    out: list[Found] = []
+    for m in re.finditer(r"\b(?:consists?|consisting|made up|composed|contains?|containing|comprised|has|have)\s+(?:of\s+)?only\s+(?:of\s+)?(.{1,80}?)(?=[.;]\s|[.;]?$|,\s*(?:and )?(?:return|the|it|you)\b)"
+                         r"|\bonly (?:contains?|consists? of|has)\s+(.{1,80}?)(?=[.;]\s|[.;]?$)"
+                         r"|\b(?:consists?|consisting|made up|composed) of\s+(.{1,80}?)\s+only\b", sentence, re.I):
+        if not _before_return(sentence, m.start()):
+            continue
+        what = m.group(1) or m.group(2) or m.group(3)
+        classes: set[str] = set()
+        chars = "".join(re.findall(r"""['"`](.)['"`]""", what))
+        rest = re.sub(r"""['"`].['"`]""", " ", what)
+        for pattern, adds in _ALPHABET_WORDS:
+            if re.search(rf"\b(?:{pattern})\b", rest, re.I):
+                classes |= set(adds.get("classes", []))
+                chars += adds.get("chars", "")
+                rest = re.sub(rf"\b(?:{pattern})\b", " ", rest, flags=re.I)
+        if not classes and not chars:
+            continue
+        before = sentence[:m.start()]
+        named = [p.name for p in params.values() if p.is_("str", "list")
+                 and re.search(rf"(?<![\w.]){re.escape(p.name)}(?!\w)", before)]
+        names = named if len(named) > 1 else _bind(sentence, before[-60:] + " " + what, params, ("str", "list"))
+        for n in names:
+            shown = " ".join(sorted(classes)) + (f" {''.join(sorted(set(chars)))!r}" if chars else "")
+            out.append(Found("charset", f"{n} consists only of {shown.strip()}", sentence, [n],
+                             {"op": "charset", "param": n, "classes": sorted(classes), "chars": "".join(sorted(set(chars)))}))
+    return out
+
+
+_FIELDS = {"mm": r"\d{2}", "dd": r"\d{2}", "yyyy": r"\d{4}", "yy": r"\d{2}", "hh": r"\d{2}", "ss": r"\d{2}"}
+
+
+def _formats(sentence: str, params: dict[str, Param]) -> list[Found]:
+    out: list[Found] = []
+    for m in re.finditer(r"\b((?:mm|dd|yyyy|yy|hh|ss)(?:([-/:.])(?:mm|dd|yyyy|yy|hh|ss))+)\b", sentence, re.I):
+        fmt = m.group(1)
+        parts = re.split(r"([-/:.])", fmt)
+        pattern = "".join(_FIELDS[p.lower()] if p.lower() in _FIELDS else re.escape(p) for p in parts)
+        for n in _bind(sentence, sentence, params, ("str",)):
+            out.append(Found("format", f"{n} has the format {fmt}", sentence, [n], {"op": "regex", "param": n, "pattern": pattern}))
+    return out
+
+
+def _order(sentence: str, params: dict[str, Param]) -> list[Found]:
+    out: list[Found] = []
+    for m in re.finditer(r"\b(?:given|receives?|takes?|input is|is)\s+(?:an?\s+|the\s+)?sorted\s+(?:list|array|sequence)"
+                         r"|\b(?:list|array|sequence)\s+(?:\w+\s+)?(?:is|are)\s+(?:already\s+)?sorted(?!\s+by)", sentence, re.I):
+        if _before_return(sentence, m.start()):
+            for n in _bind(sentence, sentence[m.start():], params, ("list",)):
+                out.append(Found("sorted", f"{n} is sorted in ascending order", sentence, [n], {"op": "sorted", "param": n}))
+    return out
+
+
+READERS = (_comparisons, _phrase_bounds, _signs, _sizes, _alphabets, _formats, _order)
+
+
+def stated_constraints(prompt: str, params: dict[str, Param]) -> list[Found]:
+    out: list[Found] = []
+    seen: set[str] = set()
+    for sentence in sentences(prompt):
+        for read in READERS:
+            for found in read(sentence, params):
+                key = f"{found.kind}\0{found.text}"
+                if key not in seen:
+                    seen.add(key)
+                    out.append(found)
+    return out

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -22,13 +24,26 @@ class CliError(Exception):
         self.code = code
 
 
+# How each command uses the store. Both kinds run SQLite's quick_check first and refuse a damaged
+# store (exit 2); "write" also refuses a store it may not write and removes staging directories an
+# interrupted import left behind. A command not listed here opens the store for reading.
+STORE_ACCESS = {
+    None: "write", "open": "write", "import": "write", "audit": "write", "replay": "write",
+    "rule": "write", "verdict": "write", "undo": "write",
+    "report": "read", "compare": "read",
+}
+
+
 def _store(args: argparse.Namespace):
     from store import Store, StoreError
 
     try:
-        return Store(args.store)
+        store = Store(args.store, access=STORE_ACCESS.get(args.command, "read"))
     except StoreError as exc:
         raise CliError(str(exc)) from exc
+    for leftover in store.removed_staging:
+        _err(f"removed {leftover}: staging left by an interrupted import")
+    return store
 
 
 def _err(text: str) -> None:
@@ -58,6 +73,8 @@ def _import(store, path: str, fmt: str = "auto", name: str | None = None, quiet:
             _err(f"skipped {len(outcome.skipped)} record(s):")
             for p in outcome.skipped:
                 _err(f"  {p}")
+        for p in outcome.warnings:
+            _err(f"warning: {p}")
     return outcome
 
 
@@ -124,7 +141,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     _check_environment(store, run_id, args.author, args.backend)
     options = AuditOptions(
         mode=args.mode, author=args.author, rounds=args.rounds, seed=args.seed,
-        workers=args.workers, backend=args.backend,
+        workers=args.workers, backend=args.backend, few_trials=args.few_trials,
     )
     if args.budget:
         if args.author != "llm":
@@ -161,6 +178,8 @@ def _budget(items: list[str]) -> dict[str, float]:
             budget[key] = float(value)
         except ValueError:
             raise CliError(f"--budget {item}: {value!r} is not a number") from None
+        if not math.isfinite(budget[key]) or budget[key] < 0:
+            raise CliError(f"--budget {item}: must be a finite number, 0 or more")
     return budget
 
 
@@ -220,7 +239,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     run_id = _resolve_run(store, args.run, allow_path=False)
     text = render(build_report(store, run_id), args.format)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        out = Path(args.output)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)  # "-o reports/run.md" makes reports/
+        except OSError as exc:
+            blocking = next((p for p in (out.parent, *out.parent.parents) if p.exists() and not p.is_dir()), None)
+            why = f"{blocking} is a file, not a folder" if blocking else exc.strerror or str(exc)
+            raise CliError(f"-o {args.output}: cannot create the folder {out.parent}: {why}") from exc
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise CliError(f"-o {args.output}: cannot write the report: {exc.strerror or exc}") from exc
         _err(f"wrote {args.output}")
     else:
         sys.stdout.write(text)
@@ -347,6 +376,81 @@ def cmd_cache_prune(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ---------------------------------------------------------------------- doctor
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """The store's health, read without changing it: exit 0 healthy, 2 damaged or not a store."""
+    import shlex
+    from datetime import datetime
+
+    from store import examine
+    from store.schema import CURRENT_VERSION
+
+    health = examine(args.store)
+    if health.problem and health.integrity is None:
+        raise CliError(health.problem)  # not a file SQLite could examine at all
+    path = health.path
+    print(f"store: {path} ({_size(health.size)})")
+    problems = [p for p in health.integrity or [] if p != "ok"]
+    if problems:
+        print(f"integrity: DAMAGED, {len(problems)} problem(s) found by PRAGMA integrity_check:")
+        for p in problems[:10]:
+            for line in p.splitlines():
+                if line.strip() and not line.startswith("*** in database"):
+                    print(f"  {line.strip()}")
+        if len(problems) > 10:
+            print(f"  ... and {len(problems) - 10} more")
+    else:
+        print("integrity: ok (PRAGMA integrity_check)")
+    version = health.schema_version
+    if version is None:
+        print("schema version: unreadable" if problems else "schema version: none (no TestJack tables yet)")
+    elif version < CURRENT_VERSION:
+        print(f"schema version: {version} (older; the next command that writes migrates it to {CURRENT_VERSION})")
+    elif version > CURRENT_VERSION:
+        print(f"schema version: {version} (made by a newer TestJack; this one knows up to "
+              f"{CURRENT_VERSION}: upgrade testjack to use it)")
+    else:
+        print(f"schema version: {version} (current)")
+    counts = health.counts or {}
+    print("contents: " + ", ".join(
+        f"{'unreadable' if counts.get(t) is None else counts[t]} {t}" for t in ("runs", "tasks", "trials")))
+    leftovers = [s for s in health.staging or [] if not s.in_use]
+    in_use = [s for s in health.staging or [] if s.in_use]
+    if not leftovers and not in_use:
+        print("staging: no leftover directories")
+    for s in leftovers:
+        when = datetime.fromtimestamp(s.modified).isoformat(sep=" ", timespec="seconds")
+        print(f"staging: left over by an interrupted import: {s.path} ({_size(s.bytes)}, last written {when})")
+    for s in in_use:
+        print(f"staging: in use by a running import: {s.path} ({_size(s.bytes)})")
+    quoted = shlex.quote(str(path))
+    if health.problem:
+        print(f"not healthy: {health.problem}")
+        return EXIT_BAD_INPUT
+    if problems:
+        print("damaged: every testjack command now refuses this store, so nothing more is written to it. To do:")
+        print(f"  1. copy it aside as it is: cp {quoted} {shlex.quote(str(path) + '.damaged')}")
+        print(f"  2. restore {path.name} and {path.name}.files from a copy made while nothing was writing, or")
+        print(f"  3. import the runs again into a new store (rulings and verdicts set by hand are only in the "
+              f"store, so only a copy keeps them):")
+        for run_id, source in health.runs or []:
+            print(f"     testjack import {shlex.quote(source) if source else '<its folder>'} --store NEW.db   # {run_id}")
+        if health.runs is None:
+            print("     testjack import <each run's folder> --store NEW.db   (the list of runs is unreadable)")
+        if any("not a database" in p for p in problems):
+            print("note: SQLite does not recognise this file as a database at all; if it is not your store, "
+                  "give --store the right file")
+        return EXIT_BAD_INPUT
+    if leftovers:
+        print(f"healthy; the {len(leftovers)} leftover staging director{'y' if len(leftovers) == 1 else 'ies'} "
+              f"go at the next command that writes (import, audit, rule, verdict, undo, replay), or remove "
+              f"them by hand")
+    else:
+        print("healthy: nothing to do")
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------------- the console
 
 def cmd_open(args: argparse.Namespace) -> int:
@@ -365,6 +469,17 @@ def cmd_open(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------- parser
+
+def _at_least_one(text: str) -> int:
+    """An argparse type: a whole number of 1 or more (workers, rounds); argparse exits 2 naming the option."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
 
 def build_parser() -> argparse.ArgumentParser:
     from store import default_store_path
@@ -397,10 +512,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run", metavar="RUN|PATH")
     p.add_argument("--mode", default="lightweight", choices=["lightweight", "per-trial", "task-analysis"])
     p.add_argument("--author", default="offline", choices=["offline", "llm", "none"])
-    p.add_argument("--rounds", type=int, default=3, help="lightweight: audit rounds per task (default 3)")
+    p.add_argument("--rounds", type=_at_least_one, default=3, help="lightweight: audit rounds per task (default 3)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=max(1, min(4, os.cpu_count() or 1)))
+    p.add_argument("--workers", type=_at_least_one, default=max(1, min(4, os.cpu_count() or 1)))
     p.add_argument("--backend", choices=["local", "docker"], default=None)
+    p.add_argument("--few-trials", choices=["refute", "ambiguous"], default=None,
+                   help="tasks with one or two passing trials: an implicit in-domain witness refutes "
+                        "(refute, the default) or is a prompt defect when most fail it (ambiguous)")
     p.add_argument("--json", action="store_true", help="print the report JSON instead of the summary table")
     p.add_argument("--budget", action="append", metavar="KEY=VALUE",
                    help="LLM author budget, repeatable: run_tokens, run_usd, trial_tokens, trial_usd "
@@ -428,7 +546,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("replay", parents=[common], help="re-run one witness on the reference and the trials")
     p.add_argument("witness")
     p.add_argument("--trial", help="only this trial (default: every passing trial of the task)")
-    p.add_argument("--workers", type=int, default=max(1, min(4, os.cpu_count() or 1)))
+    p.add_argument("--workers", type=_at_least_one, default=max(1, min(4, os.cpu_count() or 1)))
     p.add_argument("--backend", choices=["local", "docker"], default=None)
     p.set_defaults(func=cmd_replay)
 
@@ -453,6 +571,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", help="the run the ruling belongs to, when ids could clash")
     p.add_argument("--by", dest="author_name", default=os.environ.get("USER") or "analyst")
     p.set_defaults(func=cmd_undo)
+
+    p = sub.add_parser("doctor", parents=[common],
+                       help="check the store: SQLite's integrity_check, schema version, contents, leftover staging")
+    p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("cache", help="what the cache holds ($TESTJACK_CACHE, else ~/.cache/testjack)")
     p.set_defaults(func=cmd_cache)
@@ -481,6 +603,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code
     except StoreError as exc:  # an unknown run, trial, witness or ruling; a store we cannot open
         _err(str(exc))
+        return EXIT_BAD_INPUT
+    except sqlite3.DatabaseError as exc:  # met after the opening checks: damage, a lock, a read-only file
+        from store.db import store_problem
+
+        _err(str(store_problem(Path(args.store), exc)))
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return EXIT_OK

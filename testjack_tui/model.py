@@ -354,10 +354,23 @@ class RunSummary:
         return round((self.passing - self.refuted) / self.trials, 4) if self.trials else 0.0
 
 
-def classify(kind: RequirementKind, rho: float | None) -> Classification:
-    """Appendix A.2: explicit always refutes; implicit refutes while rho <= 1/2, else ambiguous."""
+FEW_TRIALS = 3  # below this many passing trials, rho cannot tell a majority from one trial
+FEW_TRIALS_POLICIES = ("refute", "ambiguous")
+
+
+def classify(kind: RequirementKind, rho: float | None, passing: int | None = None,
+             few_trials: str = "refute") -> Classification:
+    """Appendix A.2: explicit always refutes; implicit refutes while rho <= 1/2, else ambiguous.
+
+    With one or two passing trials rho is 0, 1/2 or 1 by construction: "most trials skip it"
+    means one trial. ``few_trials`` says what then holds: ``refute`` (the default: an implicit
+    witness that the reference passes and whose input lies in the domain refutes, as with rho
+    <= 1/2) or ``ambiguous`` (the letter of A.2: rho > 1/2 is a prompt defect).
+    """
     if kind == RequirementKind.EXPLICIT:
         return Classification.EXPLICIT
+    if passing is not None and passing < FEW_TRIALS and few_trials == "refute":
+        return Classification.IMPLICIT
     if rho is not None and rho > 0.5:
         return Classification.AMBIGUOUS
     return Classification.IMPLICIT

@@ -43,6 +43,7 @@ class AuditOptions:
     refinements: int = 3
     evidence: bool = True
     mutation_budget_s: float = 20.0
+    few_trials: str | None = None  # "refute" | "ambiguous"; None keeps the run's (default refute)
     author_options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -108,6 +109,10 @@ class Audit:
             self.run.id, str(opts.mode), opts.author, opts.seed, opts.rounds, opts.backend or ""
         )
         status = "done"
+        if opts.few_trials is not None:
+            from testjack_tui.audit.verdicts import FEW_TRIALS_STEP
+
+            self.store.mark_step(self.run.id, FEW_TRIALS_STEP, opts.few_trials)
         try:
             tasks = self.store.list_tasks(self.run.id)
             self._total = len(tasks) * 2 + sum(

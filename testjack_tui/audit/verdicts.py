@@ -51,13 +51,17 @@ def rho_of(witness: Witness, results: dict[str, str], passing: list[str]) -> flo
     return sum(1 for t in seen if failing(results[t])) / len(seen)
 
 
-def classify_witness(witness: Witness, rho: float | None, ruling: Ruling | None) -> Classification:
+FEW_TRIALS_STEP = "policy:few-trials"  # the run's choice for tasks with one or two passing trials
+
+
+def classify_witness(witness: Witness, rho: float | None, ruling: Ruling | None,
+                     passing: int | None = None, few_trials: str = "refute") -> Classification:
     if ruling is not None:
         if ruling.value == "ambiguous":
             return Classification.AMBIGUOUS
         if ruling.value == "necessary":
             return Classification(str(witness.requirement_kind))
-    return classify(witness.requirement_kind, rho)
+    return classify(witness.requirement_kind, rho, passing, few_trials)
 
 
 def decide(
@@ -133,10 +137,12 @@ def recompute_task(store: Store, task: Task) -> dict[str, VerdictRecord]:
     trial_rulings = store.effective_rulings(run_id, "trial")
     witnesses = store.list_witnesses(run_id, task.id, status=str(WitnessStatus.VALIDATED))
     results = {w.id: {k: str(v.outcome) for k, v in store.witness_results(w.id).items()} for w in witnesses}
-    wrong = set(store.effective_rulings(run_id, "constraint"))  # constraints an analyst ruled wrong
+    wrong = set(store.effective_rulings(run_id, "constraint"))
+    few_trials = str(store.get_step(run_id, FEW_TRIALS_STEP) or "refute")  # constraints an analyst ruled wrong
     for w in witnesses:
         rho = rho_of(w, results[w.id], passing)
-        cls = classify_witness(w, rho, witness_rulings.get(w.id))
+        seen = sum(1 for t in passing if t in results[w.id])
+        cls = classify_witness(w, rho, witness_rulings.get(w.id), seen, few_trials)
         grounding, meets, breaks = ground(w.code, task.domain, wrong)
         if (rho, cls, grounding, meets, breaks) != (w.rho, w.classification, w.grounding, w.meets, w.breaks):
             w.rho, w.classification = rho, cls
@@ -151,7 +157,7 @@ def recompute_task(store: Store, task: Task) -> dict[str, VerdictRecord]:
             t, task, witnesses, results, evidence.get(t.id, []),
             audited=store.step_done(run_id, AUDITED_STEP + t.id),
             ruling=trial_rulings.get(t.id),
-            author_failure=str(failures.get(AUTHOR_FAILED_STEP + t.id) or ""),
+            author_failure=str(failures.get(t.id) or ""),
         )
         for t in trials
     }

@@ -174,6 +174,20 @@ def shape_fits(value: Any, allowed: dict[str, Any]) -> bool:
     return False
 
 
+_PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+def _balanced(text: str) -> bool:
+    stack: list[str] = []
+    for ch in text:
+        if ch in "([{<":
+            stack.append(ch)
+        elif ch in _PAIRS:
+            if not stack or stack.pop() != _PAIRS[ch]:
+                return False
+    return not stack
+
+
 def holds(check: dict[str, Any], args: Bound) -> bool | None:
     op = check.get("op")
     if op == "compare":
@@ -203,6 +217,9 @@ def holds(check: dict[str, Any], args: Bound) -> bool | None:
             return all(a <= b for a, b in zip(v, v[1:]))
         except TypeError:
             return None
+    if op == "balanced":
+        texts = _strings(args.get(check["param"], _MISSING))
+        return None if texts is None else all(_balanced(t) for t in texts)
     if op == "shape":
         if check["param"] not in args:
             return None

@@ -330,7 +330,17 @@ def _order(sentence: str, params: dict[str, Param]) -> list[Found]:
     return out
 
 
-READERS = (_comparisons, _phrase_bounds, _signs, _sizes, _alphabets, _formats, _order)
+def _balanced(sentence: str, params: dict[str, Param]) -> list[Found]:
+    """ "balanced" brackets: a string whose every opening bracket is closed, in order."""
+    out: list[Found] = []
+    for m in re.finditer(r"\b(?:balanced|properly nested|well-formed)\b", sentence, re.I):
+        if _before_return(sentence, m.start()) and not re.search(r"\b(?:if|whether|check)\b", sentence[:m.start()], re.I):
+            for n in _bind(sentence, sentence, params, ("str", "list")):
+                out.append(Found("balanced", f"the brackets in {n} are balanced", sentence, [n], {"op": "balanced", "param": n}))
+    return out
+
+
+READERS = (_comparisons, _phrase_bounds, _signs, _sizes, _alphabets, _formats, _order, _balanced)
 
 
 def stated_constraints(prompt: str, params: dict[str, Param]) -> list[Found]:

@@ -1,0 +1,173 @@
+"""The input domain read from P, and the rule it backs: no refutation on an input P rules out.
+
+The prompts here are written for these tests in the shapes real benchmark prompts use (a bound
+between parameters, "of equal length", a fixed date format, "a list of two strings", "non-empty
+... at least one"), never copied from a benchmark.
+"""
+
+import json
+
+import pytest
+
+from store import Store
+from testjack_tui.audit.rulings import rule_constraint, undo_ruling
+from testjack_tui.audit.verdicts import recompute_task
+from testjack_tui.authors.offline.inputs import CallArgs, Domain, strategy_for
+from testjack_tui.domain import admits, ground
+from testjack_tui.domain.stated import Param, stated_constraints
+from testjack_tui.formats.importing import import_path
+from testjack_tui.model import (
+    Constraint, Grounding, Official, Origin, AuthorKind, RequirementKind, Verdict, Witness, WitnessResult, WitnessStatus,
+)
+
+
+def _read(text, **params):
+    return {(f.kind, f.text) for f in stated_constraints(text, {n: Param(n, set(k)) for n, k in params.items()})}
+
+
+def test_a_bound_between_parameters_is_read_with_its_chain():
+    found = _read("Given an array arr and an integer k, return the k largest. Note: 0 <= k <= len(arr)",
+                  arr={"list"}, k={"int"})
+    assert ("relation", "0 <= k <= len(arr)") in found
+
+
+def test_ranges_on_lengths_elements_and_phrases_are_read():
+    found = _read("Constraints: 1 <= len(nums) <= 50. -10^3 <= nums[i] <= 10^3. The step is at least 2. "
+                  "The length of the array will be in the range of [1, 1000].", nums={"list"}, step={"int"})
+    assert ("range", "1 <= len(nums) <= 50") in found
+    assert ("range", "-10^3 <= nums[i] <= 10^3") in found
+    assert ("range", "1 <= len(nums) <= 1000") in found
+
+
+def test_positive_binds_to_the_parameter_it_names_and_to_list_elements():
+    assert ("range", "n > 0") in _read("Given a positive integer n, return its digits.", n={"int"})
+    assert ("range", "each xs[i] >= 0") in _read("You get a list of non-negative integers xs.", xs={"list"})
+    # a phrase about the result says nothing about the inputs
+    assert not _read("Return only the positive numbers in the list.", xs={"list"})
+
+
+def test_sizes_equal_length_two_items_and_at_least_one():
+    assert ("equal_length", "scores and guesses have equal length") in _read(
+        "You are given two lists scores and guesses of equal length.", scores={"list"}, guesses={"list"})
+    assert ("length", "len(words) == 2") in _read("You are given a list of two strings words.", words={"list"})
+    found = _read("You are given a non-empty list of integers lst. It contains at least one prime.", lst={"list"})
+    assert ("non_empty", "lst is non-empty") in found and ("at_least_one", "lst has at least one element") in found
+
+
+def test_alphabets_formats_and_order():
+    assert ("charset", "bits consists only of '01'") in _read("The string bits consists only of 1s and 0s.", bits={"str"})
+    assert ("charset", "s consists only of lower") in _read("s contains only lowercase letters.", s={"str"})
+    assert ("format", "when has the format mm-dd-yyyy") in _read("The date when is given in the format mm-dd-yyyy.", when={"str"})
+    assert ("sorted", "xs is sorted in ascending order") in _read("You are given a sorted list xs.", xs={"list"})
+
+
+def _constraint(kind, check, function="f", signature=("a", "b")):
+    return Constraint(id=f"c-{kind}", kind=kind, text=kind, source="P", check=dict(check, function=function,
+                                                                                   signature=list(signature)))
+
+
+WITNESS = 'from solution import f\n\ndef test_it():\n    assert f({args}) == 1\n'
+
+
+@pytest.mark.parametrize("check,inside,outside", [
+    ({"op": "compare", "terms": [{"num": 0}, {"param": "b"}, {"len": "a"}], "ops": ["<=", "<="]}, "[1, 2], 2", "[1, 2], 3"),
+    ({"op": "same_len", "params": ["a", "b"]}, "[1, 2], [3, 4]", "[1, 2], [3]"),
+    ({"op": "len_eq", "param": "a", "n": 2}, "['(', ')'], 0", "['(', ')', '('], 0"),
+    ({"op": "min_len", "param": "a", "n": 1}, "[2], 0", "[], 0"),
+    ({"op": "regex", "param": "a", "pattern": r"\d{2}-\d{2}-\d{4}"}, "'03-11-2000', 0", "'003-04-12', 0"),
+    ({"op": "charset", "param": "a", "classes": [], "chars": "01"}, "'0110', 0", "'0120', 0"),
+    ({"op": "sorted", "param": "a"}, "[1, 2, 2], 0", "[2, 1], 0"),
+    ({"op": "shape", "param": "a", "shapes": {"kinds": ["list"], "list": {"kinds": ["float"]}}}, "[1.0, 2], 0", "['x'], 0"),
+])
+def test_each_kind_of_constraint_places_a_witness_inside_or_outside(check, inside, outside):
+    domain = [_constraint(check["op"], check)]
+    assert ground(WITNESS.format(args=inside), domain)[0] == Grounding.IN_DOMAIN
+    grounding, _, breaks = ground(WITNESS.format(args=outside), domain)
+    assert grounding == Grounding.OUTSIDE_DOMAIN and breaks == [domain[0].id]
+    # a constraint the analyst ruled wrong no longer counts
+    assert ground(WITNESS.format(args=outside), domain, {domain[0].id})[0] == Grounding.IN_DOMAIN
+
+
+def test_a_witness_whose_input_is_built_by_code_cannot_be_placed():
+    domain = [_constraint("min_len", {"op": "min_len", "param": "a", "n": 1})]
+    code = "from solution import f\n\ndef test_it():\n    xs = list(range(3))\n    assert f(xs, 0) == 1\n"
+    assert ground(code, domain)[0] == Grounding.UNPLACED
+    assert ground(code, [])[0] == Grounding.IN_DOMAIN  # no domain: nothing rules it out
+
+
+def test_probe_inputs_outside_the_domain_are_not_used():
+    domain = [_constraint("min_len", {"op": "min_len", "param": "a", "n": 1})]
+    assert admits(domain, "f", CallArgs(([1], 0)))
+    assert not admits(domain, "f", CallArgs(([], 0)))
+
+
+def test_seed_dicts_without_an_annotation_do_not_recurse_forever():
+    assert strategy_for(None, [{"a": "apple"}], Domain()) is None
+    assert strategy_for(None, [[{"a": 1}]], Domain()) is None
+
+
+PROBLEM = {
+    "task_id": "Dom/0", "entry_point": "pick",
+    "prompt": 'def pick(xs: list, k: int) -> list:\n    """Return the first k items of xs.\n    Note: 0 <= k <= len(xs)\n    >>> pick([1, 2], 1)\n    [1]\n    """\n',
+    "canonical_solution": "    return xs[:k]\n",
+    "test": "def check(candidate):\n    assert candidate([1, 2, 3], 2) == [1, 2]\n",
+}
+
+
+@pytest.fixture
+def task_store(tmp_path):
+    (tmp_path / "problems.jsonl").write_text(json.dumps(PROBLEM) + "\n")
+    samples = [{"id": f"s{i}", "task_id": "Dom/0", "completion": "    return xs[:k]\n"} for i in range(4)]
+    (tmp_path / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in samples))
+    store = Store(tmp_path / "t.db")
+    run_id = import_path(store, tmp_path).run_id
+    task = store.get_task(run_id, "Dom/0")
+    from testjack_tui.domain import build_domain
+    from testjack_tui.audit.execution import read_world_file
+    store.set_task_domain(run_id, task.id, build_domain(task, lambda w, p: read_world_file(task, w, None, p)))
+    for t in store.list_trial_objects(run_id, task.id):
+        store.set_trial_official(run_id, t.id, Official.PASSED)
+        store.set_trial_recomputed(run_id, t.id, "passed")
+        store.mark_step(run_id, "audited:" + t.id)
+    return store, run_id
+
+
+def _witness(store, run_id, args, failing):
+    w = Witness(id=f"w-{abs(hash(args)) % 10**8}", run_id=run_id, task_id="Dom/0", requirement=f"pick({args})",
+                requirement_kind=RequirementKind.EXPLICIT, origin=Origin.AUDIT, author=AuthorKind.OFFLINE,
+                code=f"from solution import pick\n\ndef test_it():\n    assert pick({args}) == []\n", path="t.py",
+                status=WitnessStatus.VALIDATED)
+    store.put_witness(w)
+    for world in ["reference", "null", *[f"s{i}" for i in range(4)]]:
+        outcome = "fail" if world in failing else "pass"
+        store.put_witness_result(WitnessResult(witness_id=w.id, world=world, outcome=outcome, runs=[outcome]))
+    return w
+
+
+def test_the_task_keeps_its_domain_with_the_sentence_it_came_from(task_store):
+    store, run_id = task_store
+    domain = store.get_task(run_id, "Dom/0").domain
+    relation = [c for c in domain if c.kind == "relation"]
+    assert relation and relation[0].text == "0 <= k <= len(xs)" and "0 <= k <= len(xs)" in relation[0].source
+
+
+def test_a_witness_outside_the_domain_never_refutes_until_the_constraint_is_ruled_wrong(task_store):
+    store, run_id = task_store
+    task = store.get_task(run_id, "Dom/0")
+    w = _witness(store, run_id, "[1], 5", failing={"s1"})  # k > len(xs): P rules it out
+    verdicts = recompute_task(store, task)
+    assert verdicts["s1"].verdict == Verdict.SOUND
+    assert store.get_witness(w.id).grounding == Grounding.OUTSIDE_DOMAIN
+    relation = next(c for c in task.domain if c.kind == "relation")
+    ruling = rule_constraint(store, run_id, relation.id, "k may exceed len(xs): the README of the benchmark says so")
+    assert store.list_verdicts(run_id)["s1"].verdict == Verdict.REFUTED
+    undo_ruling(store, ruling.id, run_ref=run_id)
+    assert store.list_verdicts(run_id)["s1"].verdict == Verdict.SOUND
+
+
+def test_a_trial_whose_recomputed_t0_times_out_is_not_reproduced_never_sound(task_store):
+    store, run_id = task_store
+    store.set_trial_recomputed(run_id, "s2", "timeout", "T0 ran out of time after 60 s")
+    verdicts = recompute_task(store, store.get_task(run_id, "Dom/0"))
+    assert verdicts["s2"].verdict == Verdict.NOT_REPRODUCED and "timeout" in verdicts["s2"].rule
+    assert store.summary(run_id).not_reproduced == 1

@@ -12,9 +12,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
+import sqlite3
 import stat
 import threading
+import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +26,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import sqlite_utils
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no lock can be taken, so no staging directory counts as left over
+    fcntl = None
 
 from store.schema import CURRENT_VERSION, MIGRATIONS
 from testjack_tui.model import (
@@ -67,6 +75,10 @@ class NotFound(StoreError):
     pass
 
 
+class StoreDamaged(StoreError):
+    """SQLite says the store's file is damaged, or is not a database at all."""
+
+
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -93,12 +105,65 @@ class TrialRow:
     error: str
 
 
+# A staging directory is "left over" only if it is older than this process and nobody holds its lock.
+PROCESS_STARTED = time.time()
+STAGING_LOCK = ".lock"
+
+
+@dataclass
+class StagingDir:
+    """A directory under ``<store>.files/staging``: in use by a live import, or left over by a dead one."""
+
+    path: Path
+    bytes: int
+    modified: float
+    in_use: bool
+
+
+@dataclass
+class StoreHealth:
+    """What ``testjack doctor`` found. ``problem`` is set when the file could not be examined at all."""
+
+    path: Path
+    size: int = 0
+    problem: str = ""
+    integrity: list[str] | None = None  # ["ok"], or the problems PRAGMA integrity_check names
+    schema_version: int | None = None
+    counts: dict[str, int | None] | None = None  # runs, tasks, trials; None where unreadable
+    runs: list[tuple[str, str]] | None = None  # (id, source) of each run, when readable
+    staging: list[StagingDir] | None = None
+
+    @property
+    def healthy(self) -> bool:
+        return not self.problem and self.integrity == ["ok"]
+
+
 class Store:
-    def __init__(self, path: str | os.PathLike[str] | None = None):
+    """The store at ``path``.
+
+    ``access`` says what the caller means to do. ``None`` (library use, workers) opens the store as it
+    is. ``"read"`` and ``"write"`` first run SQLite's ``quick_check`` and refuse a damaged store with
+    :class:`StoreDamaged`; ``"write"`` also refuses a store the user may not write, and removes staging
+    directories that an interrupted import left behind (never one a live import holds).
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, access: str | None = None):
+        if access not in (None, "read", "write"):
+            raise ValueError(f"access must be None, 'read' or 'write', not {access!r}")
         self.path = Path(path or default_store_path())
         self.files = Path(str(self.path) + ".files")
+        self.access = access
         self._local = threading.local()
+        self._staging_locks: dict[str, int] = {}
+        self.removed_staging: list[Path] = []  # leftovers this open removed (access="write")
+        problem = path_problem(self.path, write=access == "write")
+        if problem:
+            raise StoreError(problem)
+        if access is not None:
+            self._refuse_if_damaged()
         self._migrate()
+        if access == "write":
+            self.removed_staging = self.clean_staging()
 
     # ------------------------------------------------------------------ connections
 
@@ -106,7 +171,7 @@ class Store:
     def db(self) -> sqlite_utils.Database:
         db = getattr(self._local, "db", None)
         if db is None:
-            conn = __import__("sqlite3").connect(str(self.path), timeout=30)
+            conn = sqlite3.connect(str(self.path), timeout=30)
             db = sqlite_utils.Database(conn)
             db.execute("PRAGMA foreign_keys=ON")
             db.execute("PRAGMA busy_timeout=30000")
@@ -142,20 +207,34 @@ class Store:
     def _migrate(self) -> None:
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = self.db
         try:
+            db = self.db
             db.enable_wal()
-        except Exception as exc:  # a file that is not a database
-            raise StoreError(f"{self.path}: cannot open as a TestJack store ({exc})") from exc
-        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        version = self.schema_version()
-        if version > CURRENT_VERSION:
-            raise StoreTooNew(
-                f"{self.path}: this store has schema version {version}, made by a newer TestJack; "
-                f"this one knows versions up to {CURRENT_VERSION}. Upgrade testjack to open it."
-            )
-        for number in range(version + 1, CURRENT_VERSION + 1):
-            self.migrate_to(number)
+            db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            version = self.schema_version()
+            if version > CURRENT_VERSION:
+                raise StoreTooNew(
+                    f"{self.path}: this store has schema version {version}, made by a newer TestJack; "
+                    f"this one knows versions up to {CURRENT_VERSION}. Upgrade testjack to open it."
+                )
+            for number in range(version + 1, CURRENT_VERSION + 1):
+                self.migrate_to(number)
+        except sqlite3.DatabaseError as exc:  # not a database, damaged, read-only, locked
+            self.close()
+            raise store_problem(self.path, exc) from exc
+
+    def _refuse_if_damaged(self) -> None:
+        """Run SQLite's quick_check before anything reads or writes; raise StoreDamaged if it fails."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return  # a store about to be created
+        try:
+            rows = [str(r[0]) for r in self.db.execute("PRAGMA quick_check(10)").fetchall()]
+        except sqlite3.DatabaseError as exc:  # too damaged for the check to run, or not a database
+            self.close()
+            raise store_problem(self.path, exc, unchanged=True) from exc
+        if rows != ["ok"]:
+            self.close()
+            raise StoreDamaged(damaged_message(self.path, rows))
 
     def migrate_to(self, number: int) -> None:
         """Apply migration ``number`` (1-based). Public so tests can build an old store."""
@@ -179,10 +258,43 @@ class Store:
     # ------------------------------------------------------------------ import
 
     def staging_dir(self) -> Path:
-        """A fresh directory on the store's file system for an importer to write snapshots into."""
+        """A fresh directory on the store's file system for an importer to write snapshots into.
+
+        The directory holds a lock file (``.lock``, with the pid) that this process keeps locked until
+        :meth:`discard_staging`; the operating system drops the lock when the process dies, which is how
+        the next open for writing tells a leftover from a directory a live import is using.
+        """
         path = self.files / "staging" / uuid.uuid4().hex
         path.mkdir(parents=True)
+        fd = os.open(path / STAGING_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError:
+            os.close(fd)
+            raise
+        self._staging_locks[str(path)] = fd
         return path
+
+    def staging_leftovers(self) -> list[StagingDir]:
+        """Every directory under ``<store>.files/staging``, each marked in use or left over.
+
+        A directory is left over when no process holds its lock and it is older than this process
+        (so one an import is creating right now is never taken for a leftover).
+        """
+        return scan_staging(self.files)
+
+    def clean_staging(self) -> list[Path]:
+        """Remove staging directories left over by interrupted imports; returns the ones removed."""
+        removed = []
+        for leftover in self.staging_leftovers():
+            if leftover.in_use or str(leftover.path) in self._staging_locks:
+                continue
+            _remove_tree(leftover.path)
+            if not leftover.path.exists():
+                removed.append(leftover.path)
+        return removed
 
     def import_run(self, run: Run, tasks: list[Task], trials: list[Trial]) -> tuple[str, bool]:
         """Store a whole run in one transaction. Returns (run id, created).
@@ -324,6 +436,9 @@ class Store:
 
     def discard_staging(self, staging: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
+        fd = self._staging_locks.pop(str(staging), None)
+        if fd is not None:
+            os.close(fd)  # releases the lock
 
     # ------------------------------------------------------------------ runs
 
@@ -809,6 +924,7 @@ class Store:
             grounding=Grounding(row["grounding"]) if row.get("grounding") else None,
             meets=json.loads(row.get("meets") or "[]"),
             breaks=json.loads(row.get("breaks") or "[]"),
+            slow_only=bool(row.get("slow_only") or 0),
         )
 
     def put_witness(self, w: Witness) -> None:
@@ -842,6 +958,7 @@ class Store:
                     "grounding": str(w.grounding) if w.grounding else None,
                     "meets": json.dumps(w.meets),
                     "breaks": json.dumps(w.breaks),
+                    "slow_only": int(w.slow_only),
                 },
                 pk="id",
             )
@@ -1094,3 +1211,236 @@ def _make_read_only(root: Path) -> None:
             if not p.is_symlink():
                 mode = p.stat().st_mode
                 p.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+# ---------------------------------------------------------------------- opening, integrity, staging
+
+
+def path_problem(path: Path, write: bool = False) -> str:
+    """Why ``path`` cannot hold a store (one to write, with ``write``); "" when nothing is in the way."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return _creation_problem(path)
+    except NotADirectoryError:
+        return f"{path}: part of this path is a file, not a folder"
+    except OSError as exc:
+        return f"{path}: cannot look at this path ({exc.strerror or exc})"
+    if stat.S_ISDIR(st.st_mode):
+        return (f"{path}: is a folder, not a store file; give --store a file path, "
+                f"for example {path / 'testjack.db'}")
+    if not stat.S_ISREG(st.st_mode):
+        return (f"{path}: is not a regular file (a device, pipe or socket); a store is an SQLite file, "
+                f"for example ./testjack.db")
+    if not os.access(path, os.R_OK):
+        return f"{path}: no permission to read the store"
+    if not write:
+        return ""
+    if not os.access(path, os.W_OK):
+        return (f"{path}: the store is read-only (no permission to write it); make it writable "
+                f"(chmod u+w {shlex.quote(str(path))}) or give --store a writable copy")
+    folder = path.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return (f"{path}: its folder {folder} is read-only; SQLite writes {path.name}-wal and "
+                f"{path.name}-shm beside the store, so the folder must be writable")
+    for side in (Path(f"{path}-wal"), Path(f"{path}-shm")):
+        if side.exists() and not os.access(side, os.W_OK):
+            return f"{path}: {side.name} beside it is read-only; make it writable or remove it with the store closed"
+    files = Path(f"{path}.files")
+    for folder in (files, files / "staging", files / "snapshots"):
+        if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+            return f"{path}: the folder {folder} is read-only; imports write task snapshots there"
+    return ""
+
+
+def _creation_problem(path: Path) -> str:
+    """Why a store cannot be created at ``path`` (which does not exist yet)."""
+    ancestor = path.parent
+    try:
+        while not ancestor.exists() and ancestor != ancestor.parent:
+            ancestor = ancestor.parent
+    except OSError as exc:
+        return f"{path}: cannot create the store there ({exc.strerror or exc})"
+    if not ancestor.is_dir():
+        return f"{path}: cannot create the store there: {ancestor} is a file, not a folder"
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        return f"{path}: cannot create the store there: the folder {ancestor} is read-only"
+    return ""
+
+
+def _is_damage(exc: BaseException) -> bool:
+    """SQLite says the file is damaged or is not a database (rather than locked, read-only, ...)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB":
+        return True
+    text = str(exc)
+    return "malformed" in text or "not a database" in text
+
+
+def _what_to_do(path: Path) -> str:
+    return (f"Run `testjack doctor --store {shlex.quote(str(path))}` for the full check, then restore "
+            f"{path.name} (with {path.name}.files) from a copy, or import the runs again into a new store.")
+
+
+def damaged_message(path: Path, problems: list[str], unchanged: bool = True) -> str:
+    """The message for a store SQLite's check failed: what it found, and what to do."""
+    lines = [
+        line.strip()
+        for problem in problems
+        for line in str(problem).splitlines()
+        if line.strip() and not line.startswith("*** in database")
+    ] or ["unknown problem"]
+    more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+    kept = " Nothing was written to it." if unchanged else ""
+    return f"{path}: the store is damaged (SQLite: {lines[0]}{more}).{kept} {_what_to_do(path)}"
+
+
+def store_problem(path: Path, exc: BaseException, unchanged: bool = False) -> StoreError:
+    """A StoreError for an sqlite3 error met on the store at ``path``, naming the file and what to do."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc)
+    if _is_damage(exc):
+        if name == "SQLITE_NOTADB" or "not a database" in text:
+            return StoreDamaged(
+                f"{path}: cannot open as a TestJack store: SQLite says {text!r} (a file of another kind, "
+                f"or a store whose header is damaged). {_what_to_do(path)}"
+            )
+        return StoreDamaged(damaged_message(path, [text], unchanged=unchanged))
+    if name == "SQLITE_READONLY_DIRECTORY":
+        return StoreError(
+            f"{path}: its folder {path.parent} is read-only; SQLite must create {path.name}-wal and "
+            f"{path.name}-shm beside the store, even to read it; make the folder writable or copy the store"
+        )
+    if name.startswith("SQLITE_READONLY") or "readonly" in text:
+        return StoreError(f"{path}: the store is read-only ({text}); make it writable or give --store a writable copy")
+    if name.startswith("SQLITE_BUSY") or "locked" in text:
+        return StoreError(f"{path}: the store is locked by another program ({text}); try again when it is done")
+    if name.startswith("SQLITE_CANTOPEN") or "unable to open" in text:
+        return StoreError(f"{path}: SQLite cannot open this file ({text}); --store must be a file you may read and write")
+    return StoreError(f"{path}: cannot open as a TestJack store ({text})")
+
+
+def scan_staging(files: Path) -> list[StagingDir]:
+    """Every directory under ``files/staging``, each marked in use or left over (see Store.staging_dir)."""
+    root = files / "staging"
+    try:
+        entries = sorted(root.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    found = []
+    for entry in entries:
+        if entry.is_symlink() or not entry.is_dir():
+            continue
+        try:
+            modified = entry.stat().st_mtime
+        except FileNotFoundError:  # its import just finished
+            continue
+        in_use = modified >= PROCESS_STARTED or _staging_locked(entry)
+        found.append(StagingDir(entry, _tree_size(entry), modified, in_use))
+    return found
+
+
+def _staging_locked(directory: Path) -> bool:
+    """Whether a live process holds the lock of a staging directory."""
+    if fcntl is None:
+        return True
+    try:
+        fd = os.open(directory / STAGING_LOCK, os.O_RDONLY)
+    except FileNotFoundError:
+        return False  # made by a TestJack from before the lock files, or its process died first
+    except OSError:
+        return True  # cannot tell: keep it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # also releases the lock just taken
+    return False
+
+
+def _tree_size(root: Path) -> int:
+    total = 0
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def _remove_tree(root: Path) -> None:
+    """rmtree that also removes what sits in read-only folders (never following a symlink)."""
+    for dirpath, dirnames, _filenames in os.walk(root):
+        for name in dirnames:
+            sub = os.path.join(dirpath, name)
+            if not os.path.islink(sub):
+                try:
+                    os.chmod(sub, 0o700)
+                except OSError:
+                    pass
+    try:
+        os.chmod(root, 0o700)
+    except OSError:
+        pass
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def examine(path: str | os.PathLike[str]) -> StoreHealth:
+    """Everything ``testjack doctor`` reports, read without changing the store (no migration, no cleanup)."""
+    path = Path(path)
+    health = StoreHealth(path=path, staging=scan_staging(Path(f"{path}.files")))
+    try:
+        path.stat()
+    except FileNotFoundError:
+        health.problem = (f"{path}: no store here (no such file); give --store the store's file, "
+                          f"or set $TESTJACK_STORE")
+        return health
+    except OSError:
+        pass  # path_problem names it
+    health.problem = path_problem(path)
+    if health.problem:
+        return health
+    health.size = path.stat().st_size
+    conn = None
+    try:
+        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=30)
+        try:
+            health.integrity = [str(r[0]) for r in conn.execute("PRAGMA integrity_check(100)").fetchall()]
+        except sqlite3.DatabaseError as exc:
+            if not _is_damage(exc):
+                raise
+            # The full check gave up on a page it could not read; the quick one often still says which.
+            quick = _try_rows(conn, "PRAGMA quick_check(100)") or []
+            health.integrity = [str(r[0]) for r in quick if r[0] != "ok"] + [f"integrity_check stopped: {exc}"]
+        tables = _try_rows(conn, "SELECT name FROM sqlite_master WHERE type = 'table'")
+        names = {r[0] for r in tables or []}
+        if "meta" in names:
+            version = _try_rows(conn, "SELECT value FROM meta WHERE key = 'schema_version'")
+            health.schema_version = int(version[0][0]) if version else 0
+        elif names and health.integrity == ["ok"]:
+            health.problem = f"{path}: an SQLite database, but not a TestJack store (it has no meta table)"
+        health.counts = {}
+        for table in ("runs", "tasks", "trials"):
+            rows = _try_rows(conn, f"SELECT count(*) FROM {table}") if table in names else None
+            health.counts[table] = int(rows[0][0]) if rows else None
+        if "runs" in names:
+            rows = _try_rows(conn, "SELECT id, source FROM runs ORDER BY created_at, id")
+            health.runs = None if rows is None else [(str(r[0]), str(r[1])) for r in rows]
+    except sqlite3.DatabaseError as exc:
+        health.problem = str(store_problem(path, exc))
+    finally:
+        if conn is not None:
+            conn.close()
+    return health
+
+
+def _try_rows(conn: sqlite3.Connection, sql: str) -> list[tuple] | None:
+    """The rows of a query, or None when the store is too damaged to answer it."""
+    try:
+        return conn.execute(sql).fetchall()
+    except sqlite3.DatabaseError as exc:
+        if not _is_damage(exc):
+            raise
+        return None

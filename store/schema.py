@@ -225,6 +225,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE witnesses ADD COLUMN grounding TEXT;
         ALTER TABLE witnesses ADD COLUMN meets TEXT NOT NULL DEFAULT '[]';
         ALTER TABLE witnesses ADD COLUMN breaks TEXT NOT NULL DEFAULT '[]';
+        ALTER TABLE witnesses ADD COLUMN slow_only INTEGER NOT NULL DEFAULT 0;
         """,
     ),
 ]

@@ -443,9 +443,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                   "give --store the right file")
         return EXIT_BAD_INPUT
     if leftovers:
-        print(f"healthy; the {len(leftovers)} leftover staging director{'y' if len(leftovers) == 1 else 'ies'} "
-              f"go at the next command that writes (import, audit, rule, verdict, undo, replay), or remove "
-              f"them by hand")
+        print(f"healthy; {len(leftovers)} leftover staging director{'y' if len(leftovers) == 1 else 'ies'} "
+              f"(above), removed by the next command that writes (import, audit, rule, verdict, undo, replay) "
+              f"or by hand")
     else:
         print("healthy: nothing to do")
     return EXIT_OK

@@ -231,6 +231,7 @@ class Witness:
     grounding: Grounding | None = None  # None: not placed yet (witnesses of an older store)
     meets: list[str] = field(default_factory=list)  # ids of the domain constraints its input meets
     breaks: list[str] = field(default_factory=list)  # ... and of those it breaks
+    slow_only: bool = False  # a timing witness where P states no time bound: its failures are slow findings
 
     @property
     def refutes(self) -> bool:
@@ -244,6 +245,7 @@ class Witness:
             and not self.flaky
             and self.classification in (Classification.EXPLICIT, Classification.IMPLICIT)
             and self.grounding in (None, Grounding.IN_DOMAIN)
+            and not self.slow_only
         )
 
 

@@ -124,9 +124,28 @@ class Validator:
                 elif nw.status == WitnessStatus.CANDIDATE:
                     next_round.append((refined, nw))
             pending = next_round
+        validated += self._left_by_a_kill(task, origin, found_on, validated)
         for w in validated:
             self._record_null(task, w)
         return validated
+
+    def _left_by_a_kill(
+        self, task: Task, origin: Origin, found_on: str | None, validated: list[Witness]
+    ) -> list[Witness]:
+        """Witnesses an interrupted run of this same step validated and may not have shared.
+
+        An author that sees them in its context (they are validated) does not propose them again;
+        they are this step's witnesses all the same, so they are returned with its own and shared
+        (and re-judged) before the next trial's audit reads them, half-shared, as refuting.
+        Only the audit's steps (task analysis, a trial's audit) run once; manual ones do not.
+        """
+        if origin == Origin.MANUAL:
+            return []
+        have = {w.id for w in validated}
+        return [
+            w for w in self.store.list_witnesses(task.run_id, task.id, status=str(WitnessStatus.VALIDATED))
+            if w.origin == origin and w.found_on == found_on and w.id not in have
+        ]
 
     def _witness_for(
         self, task: Task, cand: Candidate, origin: Origin, found_on: str | None, ctx: AuthorContext, attempts: int = 1

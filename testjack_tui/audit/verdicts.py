@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from store import Store
 from testjack_tui.domain import ground
+from testjack_tui.domain.timing import is_timing_witness, states_time_bound
 from testjack_tui.model import (
     Classification,
     Evidence,
@@ -144,9 +145,11 @@ def recompute_task(store: Store, task: Task) -> dict[str, VerdictRecord]:
         seen = sum(1 for t in passing if t in results[w.id])
         cls = classify_witness(w, rho, witness_rulings.get(w.id), seen, few_trials)
         grounding, meets, breaks = ground(w.code, task.domain, wrong)
-        if (rho, cls, grounding, meets, breaks) != (w.rho, w.classification, w.grounding, w.meets, w.breaks):
+        slow_only = is_timing_witness(w.code) and not states_time_bound(task.prompt)
+        if (rho, cls, grounding, meets, breaks, slow_only) != (w.rho, w.classification, w.grounding, w.meets,
+                                                                w.breaks, w.slow_only):
             w.rho, w.classification = rho, cls
-            w.grounding, w.meets, w.breaks = grounding, meets, breaks
+            w.grounding, w.meets, w.breaks, w.slow_only = grounding, meets, breaks, slow_only
             store.put_witness(w)
     failures = store.steps_with_prefix(run_id, AUTHOR_FAILED_STEP)
     evidence: dict[str, list[Evidence]] = {}

@@ -40,6 +40,7 @@ from testjack_tui.authors.offline.inputs import (
 )
 from testjack_tui.authors.offline.probe import Outcome, diverges, run_probe, slower
 from testjack_tui.domain.grounding import admits
+from testjack_tui.domain.timing import states_time_bound
 
 WITNESS_DEADLINE_S = 5.0  # what a timeout witness allows: the reference answered in 1/20 s or less
 from testjack_tui.authors.offline.signatures import (
@@ -304,20 +305,31 @@ class OfflineAuthor:
         found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]] = {}
         bounded = states_time_bound(view.prompt)
         slow: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}
+        timeouts: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}
         for i, ((target, call), ref, mine) in enumerate(zip(meta, outs["reference"], outs["model"])):
             if slower(ref, mine) and not bounded:
                 # slowness is not wrongness: a finding of its own, never a witness that refutes
                 best = slow.get(target.name)
                 if best is None or call.size < best[0].size:
                     slow[target.name] = (call, ref, mine)
+                late = timeouts.get(target.name)
+                if mine.status == "timeout" and (late is None or call.size < late[0].size):
+                    timeouts[target.name] = (call, ref, mine)
                 continue
             if not (diverges(ref, mine) and amplify.usable(ref, view.prompt)):
                 continue
             if i in frontier and not _on_purpose(ref, stated_paths.get(target.name, set())):
                 continue
             found.setdefault(target.name, []).append((call, ref, mine))
+        timing: list[Candidate] = []
         for name, (call, ref, mine) in sorted(slow.items()):
             ctx.findings.append(slow_finding(ctx, name, accesses[name], call, ref, mine))
+        for name, (call, ref, mine) in sorted(timeouts.items()):
+            if call_key(name, call.source()) not in existing_calls(ctx):
+                # shared with every trial as a timing witness: each trial it times out on gets a
+                # slow finding of its own; it refutes nothing (P states no bound)
+                target = next(t for t in targets if t.name == name)
+                timing.append(self._divergence_candidate(view, target, accesses[name], call, ref, mine))
         known = existing_calls(ctx)
         shown = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=True)}
         twins = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=False)}
@@ -326,7 +338,7 @@ class OfflineAuthor:
             chosen = self._fewest(view, target.name, found.get(target.name, []), known, shown, twins)
             for call, ref, mine in chosen:
                 out.append(self._divergence_candidate(view, target, accesses[target.name], call, ref, mine))
-        return out
+        return out + timing
 
     def _fewest(
         self, view: TaskView, name: str, divergences: list[tuple[CallArgs, Outcome, Outcome]], known: set[str],
@@ -413,16 +425,6 @@ class OfflineAuthor:
             "probe": "A differential probe found that the trial and the reference disagree here.",
         }[spec.source]
         return Candidate(requirement=requirement_text(spec), kind=kind, code=code, note=note)
-
-
-_TIME_BOUND = re.compile(
-    r"\bO\(\s*[\w\s^*+/-]*\)|\b(?:linear|logarithmic|constant|polynomial) time\b"
-    r"|\bwithin \d+(?:\.\d+)?\s*(?:ms|milliseconds?|s|seconds?)\b|\btime limit\b", re.I)
-
-
-def states_time_bound(prompt: str) -> bool:
-    """Whether P states how fast an answer must come (then a timeout is a failure like any other)."""
-    return _TIME_BOUND.search(prompt) is not None
 
 
 def slow_finding(ctx: AuthorContext, name: str, access: Access, call: CallArgs, ref: Outcome, mine: Outcome) -> Evidence:

@@ -269,7 +269,7 @@ def _flat(values: Iterable[Any]) -> list[Any]:
 
 # size scaling (EvalPlus grows inputs the same way): numbers deep enough to exhaust a recursion
 # and large enough to expose a quadratic loop; the domain keeps them inside stated bounds
-_LARGE_INTS = (1000, 3000, 10**6 + 3)
+_LARGE_INTS = (1000, 3000, 10**6 + 3, 10**9 + 7)
 
 
 def _mutate_int(n: int) -> list[Any]:

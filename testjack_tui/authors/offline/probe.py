@@ -241,8 +241,8 @@ def _close(a: Any, b: Any) -> bool:
         return False
 
 
-SLOW_RATIO = 50  # a trial this many times slower than the reference (and slow in itself) is a finding
-SLOW_FLOOR_S = 0.2
+SLOW_RATIO = 100  # a trial this many times slower than the reference (and slow in itself) is a finding
+SLOW_FLOOR_S = 0.1
 
 
 def slower(reference: Outcome, trial: Outcome) -> bool:

@@ -1,0 +1,25 @@
+"""Slowness is not wrongness: whether P bounds how long an answer may take.
+
+A trial that gives the reference's answer far more slowly, or none within a probe's limit, is a
+``slow`` finding; a witness that states a time limit refutes only where P itself states a bound
+(a complexity, "in linear time", a time limit in seconds).
+"""
+
+from __future__ import annotations
+
+import re
+
+_TIME_BOUND = re.compile(
+    r"\bO\(\s*[\w\s^*+/-]*\)|\b(?:linear|logarithmic|constant|polynomial) time\b"
+    r"|\bwithin \d+(?:\.\d+)?\s*(?:ms|milliseconds?|s|seconds?)\b|\btime limit\b", re.I)
+
+TIMING_MARK = "_within("  # how the offline author's witnesses state a time limit
+
+
+def states_time_bound(prompt: str) -> bool:
+    """Whether P states how fast an answer must come (then a timeout is a failure like any other)."""
+    return _TIME_BOUND.search(prompt) is not None
+
+
+def is_timing_witness(code: str) -> bool:
+    return TIMING_MARK in code

@@ -298,6 +298,17 @@ def cmd_rule(args: argparse.Namespace) -> int:
     from testjack_tui.audit.rulings import rule_witness
 
     store = _store(args)
+    if args.value == "wrong":
+        # a domain constraint read wrongly from P: witnesses are placed again without it
+        from testjack_tui.audit.rulings import rule_constraint
+
+        if not args.run:
+            raise CliError("a constraint is ruled within a run: give --run RUN")
+        ruling = rule_constraint(store, args.run, args.witness, args.reason, author=args.author_name)
+        print(f"ruling #{ruling.id}: constraint {args.witness} is wrong; witnesses placed again, verdicts recomputed")
+        return EXIT_OK
+    if args.value not in ("necessary", "ambiguous"):
+        raise CliError("--as wrong is for a domain constraint (c-...); a witness is ruled necessary or ambiguous")
     ruling, w = rule_witness(store, args.witness, args.value, args.reason, author=args.author_name)
     print(f"ruling #{ruling.id}: witness {w.id} is {args.value} (was {ruling.before}); verdicts recomputed")
     return EXIT_OK
@@ -550,9 +561,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=["local", "docker"], default=None)
     p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("rule", parents=[common], help="rule a witness necessary or ambiguous")
-    p.add_argument("witness")
-    p.add_argument("--as", dest="value", required=True, choices=["necessary", "ambiguous"])
+    p = sub.add_parser("rule", parents=[common],
+                       help="rule a witness necessary or ambiguous, or a domain constraint wrong")
+    p.add_argument("witness", metavar="WITNESS|CONSTRAINT")
+    p.add_argument("--as", dest="value", required=True, choices=["necessary", "ambiguous", "wrong"])
+    p.add_argument("--run", default=None, help="the run a constraint belongs to (for --as wrong)")
     p.add_argument("--reason", required=True)
     p.add_argument("--by", dest="author_name", default=os.environ.get("USER") or "analyst")
     p.set_defaults(func=cmd_rule)

@@ -191,6 +191,7 @@ class Audit:
             execute=self.service.run,
             read_file=lambda world, path, trial=trial: read_world_file(task, world, trial, path),
             run_id=self.run.id,
+            cancel=self.cancel,
             record_llm_call=self.store.add_llm_call,
             spent=lambda trial=trial: {
                 "run": self.store.llm_totals(self.run.id),
@@ -274,13 +275,15 @@ class Audit:
         except Cancelled:
             raise
         except Exception as exc:  # one task's failure is recorded and skipped, never the audit's end
+            # not marked done: the next audit of the run tries the analysis again
             self.store.mark_step(self.run.id, f"{AUTHOR_FAILED_STEP}task:{task.id}", _failure(exc))
             self._emit(f"task analysis of {task.id} failed: {_failure(exc)}")
-            candidates = []
+            return
         witnesses = self.validator.validate(ctx, candidates, Origin.TASK_ANALYSIS, None)
         self.validator.share(task, witnesses, trials)
         recompute_task(self.store, task)
         self.store.mark_step(self.run.id, key, [w.id for w in witnesses])
+        self.store.clear_steps(self.run.id, f"{AUTHOR_FAILED_STEP}task:{task.id}")
 
     def _audit_trial(self, task: Task, trial: Trial, trials: list[Trial]) -> list[str]:
         """The per-trial audit of one trial; returns the ids of witnesses that refute it."""
@@ -295,6 +298,14 @@ class Audit:
             if reqs:
                 self.store.put_requirements(reqs)
             candidates = self.author.audit_trial(ctx)
+            kept = [e for e in self.store.list_evidence(self.run.id, trial.id) if e.kind != EvidenceKind.SLOW]
+            if ctx.findings or len(kept) != len(self.store.list_evidence(self.run.id, trial.id)):
+                self.store.replace_evidence(self.run.id, trial.id, kept + ctx.findings)
+            witnesses = self.validator.validate(ctx, candidates, Origin.AUDIT, trial.id)
+            self.validator.share(task, witnesses, trials)
+            self._rejudge(ctx, trial, witnesses)
+            if hasattr(self.author, "report"):
+                self.store.mark_step(self.run.id, f"report:{trial.id}", self.author.report(ctx))
         except Cancelled:
             raise
         except Exception as exc:
@@ -304,14 +315,6 @@ class Audit:
             recompute_task(self.store, task)
             self._step(f"{trial.id} left unaudited")
             return []
-        kept = [e for e in self.store.list_evidence(self.run.id, trial.id) if e.kind != EvidenceKind.SLOW]
-        if ctx.findings or len(kept) != len(self.store.list_evidence(self.run.id, trial.id)):
-            self.store.replace_evidence(self.run.id, trial.id, kept + ctx.findings)
-        witnesses = self.validator.validate(ctx, candidates, Origin.AUDIT, trial.id)
-        self.validator.share(task, witnesses, trials)
-        self._rejudge(ctx, trial, witnesses)
-        if hasattr(self.author, "report"):
-            self.store.mark_step(self.run.id, f"report:{trial.id}", self.author.report(ctx))
         # The step is marked before the verdicts are derived: "audited" is what makes a trial
         # with no refuting witness sound.
         self.store.mark_step(self.run.id, key)

@@ -35,6 +35,7 @@ class AuthorContext:
     # read a file of a world: read_file(world, path) -> str | None
     read_file: Callable[[str, str], str | None] | None = None
     run_id: str = ""
+    cancel: Any = None  # the audit's threading.Event: long author calls give up when it is set
     # LLM authors record every call (tokens, cost, latency, outcome, transcript) through this, and
     # ask ``spent()`` -> (tokens, usd) of the run and of the trial before each call.
     record_llm_call: Callable[[LLMCall], None] | None = None

@@ -5,12 +5,19 @@ each reply is a dict built by the helpers below, or a callable that gets the req
 returns one (for replies that depend on what the author sent). Every request body is kept in
 ``requests`` so tests can check what the real ``openai`` client sent. An empty queue answers 500
 with a message (unless ``default`` is set), so a test that scripted too little fails loudly.
+
+Two replies misbehave on purpose, for the client's bounds: ``trickle`` sends a reply one byte at
+a time (from the status line on, or only the body), and ``flood`` sends a reply of any size,
+written as the client reads it. Both stop when the client goes away and say when and after how
+many bytes (``disconnected``, ``disconnected_after``, ``sent``). ``body_sizes`` and ``paths``
+hold the size and the target of every request.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
@@ -43,6 +50,18 @@ def garbage() -> Reply:
     return {"kind": "raw", "body": "{this is not json"}
 
 
+def trickle(*, phase: str = "headers", interval: float = 0.2, stream: bool = False) -> Reply:
+    """A reply sent one byte every ``interval`` seconds: all of it (``phase="headers"``) or only
+    its body after prompt headers (``phase="body"``); ``stream`` sends server-sent events."""
+    return {"kind": "trickle", "phase": phase, "interval": interval, "stream": stream}
+
+
+def flood(size: int, *, stream: bool = False, content_length: bool = False) -> Reply:
+    """A reply whose text is ``size`` bytes of "x": one JSON body (chunked, or with a
+    Content-Length when ``content_length``) or, with ``stream``, events of 64 KiB of text each."""
+    return {"kind": "flood", "size": size, "stream": stream, "content_length": content_length}
+
+
 class ScriptedServer:
     def __init__(self) -> None:
         self.queue: list[Reply | Callable[[dict[str, Any]], Reply]] = []
@@ -50,6 +69,12 @@ class ScriptedServer:
         # answers requests once the queue is empty (an agent scripted by what it is asked)
         self.default: Callable[[dict[str, Any]], Reply] | None = None
         self.lock = threading.Lock()
+        self.body_sizes: list[int] = []
+        self.paths: list[str] = []  # the request target of every POST, as sent
+        self.sent: list[int] = []  # bytes written by each trickle or flood reply before it ended
+        self.disconnected = threading.Event()  # a trickle or flood reply found the client gone
+        self.disconnected_after: float | None = None  # seconds from its request to finding that
+        self.stopping = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -60,8 +85,12 @@ class ScriptedServer:
                 self._json(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
 
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                started = time.monotonic()
+                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                body = json.loads(raw or b"{}")
                 with server.lock:
+                    server.body_sizes.append(len(raw))
+                    server.paths.append(self.path)
                     server.requests.append(body)
                     item = server.queue.pop(0) if server.queue else server.default
                 if item is None:
@@ -72,10 +101,68 @@ class ScriptedServer:
                     self._json(reply["status"], {"error": {"message": "scripted failure"}}, reply["headers"])
                 elif reply["kind"] == "raw":
                     self._send(200, reply["body"].encode(), "application/json")
+                elif reply["kind"] in ("trickle", "flood"):
+                    self.close_connection = True
+                    reply = {**reply, "stream": reply["stream"] or bool(body.get("stream"))}
+                    written = 0
+                    try:
+                        pieces = self._trickled(body, reply) if reply["kind"] == "trickle" else self._flooded(body, reply)
+                        for piece in pieces:
+                            if server.stopping.is_set():
+                                return
+                            self.wfile.write(piece)
+                            written += len(piece)
+                    except OSError:
+                        server.disconnected_after = time.monotonic() - started
+                        server.disconnected.set()
+                    finally:
+                        server.sent.append(written)
                 elif reply.get("stream") or body.get("stream"):
                     self._stream(body, reply)
                 else:
                     self._json(200, _completion(body, reply))
+
+            def _trickled(self, body: dict[str, Any], reply: Reply):
+                if reply["stream"]:
+                    ctype = "text/event-stream"
+                    event = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": body.get("model"),
+                             "choices": [{"index": 0, "delta": {"content": "slow"}, "finish_reason": None}]}
+                    payload = (f"data: {json.dumps(event)}\n\n" * 20).encode()
+                else:
+                    ctype = "application/json"
+                    payload = json.dumps(_completion(body, answer("this reply never ends in time"))).encode()
+                head = (f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {len(payload)}\r\n"
+                        "Connection: close\r\n\r\n").encode()
+                if reply["phase"] == "body":
+                    yield head
+                    data = payload
+                else:
+                    data = head + payload
+                for i in range(len(data)):
+                    yield data[i:i + 1]
+                    time.sleep(reply["interval"])  # the trickle itself: the one sleep of these tests
+
+            def _flooded(self, body: dict[str, Any], reply: Reply):
+                size, block = reply["size"], 64 * 1024
+                if reply["stream"]:
+                    event = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": body.get("model"),
+                             "choices": [{"index": 0, "delta": {"content": "x" * block}, "finish_reason": None}]}
+                    parts = [f"data: {json.dumps(event)}\n\n".encode()] * max(1, size // block) + [b"data: [DONE]\n\n"]
+                    ctype = "text/event-stream"
+                else:
+                    done = json.dumps(_completion(body, answer("@@")))
+                    prefix, suffix = (t.encode() for t in done.split("@@"))
+                    parts = [prefix] + [b"x" * block] * max(1, size // block) + [suffix]
+                    ctype = "application/json"
+                head = f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nConnection: close\r\n"
+                if reply["content_length"]:
+                    yield (head + f"Content-Length: {sum(len(p) for p in parts)}\r\n\r\n").encode()
+                    yield from parts
+                    return
+                yield (head + "Transfer-Encoding: chunked\r\n\r\n").encode()
+                for part in parts:
+                    yield f"{len(part):x}\r\n".encode() + part + b"\r\n"
+                yield b"0\r\n\r\n"
 
             def _json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
                 self._send(status, json.dumps(data).encode(), "application/json", headers)
@@ -124,6 +211,7 @@ class ScriptedServer:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self.stopping.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 

@@ -4,9 +4,15 @@ One ``Session`` is one step of the audit (checklist, task analysis, trial audit,
 re-judgment) with the tools that step allows. The conversation always starts with the system
 prompt and the task context (the cache-friendly prefix), then the step's request.
 
-A malformed call (unknown tool, bad JSON, arguments that do not validate) is answered with the
-error so the model can correct itself; it still cost a turn, and after ``max_bad_calls`` of them
-the session ends with what it has.
+A malformed call (unknown tool, bad JSON, arguments that do not validate or are too large, a
+turn with no tool call where one is needed) is answered with the error so the model can correct
+itself; it still cost a turn. A good call resets the count; one more than ``max_bad_calls``
+malformed calls in a row ends the session with ``stopped == "bad calls"`` and the last error in
+``problem``, which the author turns into ``AuthorFailed`` (a broken session is not an audit).
+
+What goes back to the model is bounded: each tool result to ``max_message_bytes`` (cut with a
+marker), and the client has already bounded the reply itself. The session's calls share one
+``Conversation``, so the store keeps each message of the session once.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from typing import Any
 
 from testjack_tui.authors.base import AuthorContext, Candidate
 from testjack_tui.authors.llm import prompts
-from testjack_tui.authors.llm.client import ChatClient
+from testjack_tui.authors.llm.client import ChatClient, Conversation, clip
 from testjack_tui.authors.llm.tools import (
     BadCall,
     Finish,
@@ -37,7 +43,6 @@ from testjack_tui.model import RequirementKind
 
 LOOK = ["list_files", "read_file", "search", "read_diff"]
 CLOSING = {"finish", "submit_checklist", "judge"}
-RESULT_LIMIT = 12000  # characters of one tool result sent back
 
 
 @dataclass
@@ -47,7 +52,9 @@ class SessionResult:
     checklist: SubmitChecklist | None = None
     judgment: Judge | None = None
     turns: int = 0
-    bad_calls: int = 0
+    bad_calls: int = 0  # malformed calls in the whole session
+    bad_in_a_row: int = 0  # malformed calls since the last good one
+    problem: str = ""  # the last malformed call's error
     stopped: str = ""  # why the session ended: the closing tool, "turn limit", "bad calls", "answer"
 
 
@@ -70,6 +77,7 @@ class Session:
         self.stop_after_witness = stop_after_witness
         self.plain_answer_closes = plain_answer_closes
         self.workspace = Workspace(ctx)
+        self.conversation = Conversation()
         self.messages: list[dict[str, Any]] = [
             {"role": "system", "content": prompts.SYSTEM},
             {"role": "user", "content": prompts.task_context(ctx.task)},
@@ -82,41 +90,62 @@ class Session:
         tool_schemas = schemas(self.tools)
         while out.turns < limits.max_turns:
             out.turns += 1
-            reply = self.client.chat(self.ctx, self.purpose, self.messages, tool_schemas)
+            reply = self.client.chat(self.ctx, self.purpose, self.messages, tool_schemas, self.conversation)
             self.messages.append(reply.as_message())
             if not reply.tool_calls:
                 if self.plain_answer_closes and reply.content.strip():
                     out.report = reply.content.strip()
                     out.stopped = "answer"
                     return out
-                out.bad_calls += 1
+                self._bad(out, "the reply called no tool")
                 self.messages.append(
                     {"role": "user", "content": f"Please call one of the tools ({', '.join(self.tools)})."}
                 )
             closed = False
             for call in reply.tool_calls:
                 try:
+                    if call.oversize:
+                        raise BadCall(
+                            f"the arguments of {call.name} were {call.oversize} bytes, more than the "
+                            f"{limits.max_message_bytes} TestJack keeps; they were dropped: send a shorter call"
+                        )
                     args = parse_call(call.name, call.arguments, self.tools)
                     text = self._dispatch(args, out)
+                    out.bad_in_a_row = 0
                 except BadCall as exc:
-                    out.bad_calls += 1
+                    self._bad(out, str(exc))
                     text = f"error: {exc}"
                 except ValueError as exc:  # a valid call the workspace could not serve
+                    out.bad_in_a_row = 0
                     text = f"error: {exc}"
-                self.messages.append({"role": "tool", "tool_call_id": call.id, "content": text[:RESULT_LIMIT]})
+                self.messages.append(
+                    {"role": "tool", "tool_call_id": call.id, "content": clip(text, limits.max_message_bytes)}
+                )
                 if call.name in CLOSING and not text.startswith("error:"):
                     closed = True
                     out.stopped = call.name
                 if self.stop_after_witness and out.candidates:
                     closed = True
                     out.stopped = "propose_witness"
+            if reply.dropped_calls:
+                self._bad(out, f"{reply.dropped_calls} tool calls past the first {len(reply.tool_calls)} of one turn")
+                self.messages.append({"role": "user", "content": (
+                    f"Only the first {len(reply.tool_calls)} tool calls of your turn were run; "
+                    f"{reply.dropped_calls} more were dropped. Make fewer calls per turn."
+                )})
             if closed:
                 return out
-            if out.bad_calls > limits.max_bad_calls:
+            if out.bad_in_a_row > limits.max_bad_calls:
                 out.stopped = "bad calls"
                 return out
         out.stopped = "turn limit"
         return out
+
+    @staticmethod
+    def _bad(out: SessionResult, problem: str) -> None:
+        out.bad_calls += 1
+        out.bad_in_a_row += 1
+        out.problem = problem
 
     def _dispatch(self, args: Any, out: SessionResult) -> str:
         ws = self.workspace

@@ -12,14 +12,24 @@ Steps and the engine calls that drive them:
 
 Re-judgments are remembered per (trial, code), so the engine calling ``rejudge`` on a witness the
 author already judged costs nothing.
+
+A session that breaks is not an audit that found nothing: when the model makes too many
+malformed calls in a row (``max_bad_calls``), when an audit or analysis session reaches its turn
+limit having proposed nothing, or when a re-judgment ends without a judgment, the step raises
+``AuthorFailed`` with the reason, and the engine leaves the trial ``unaudited`` (never ``sound``).
+A refinement that breaks returns None (the candidate is discarded with its reason), since the
+engine calls ``refine`` from validation. A budget stop (``BudgetExhausted``), an endpoint that
+keeps failing (``EndpointFailed``) and a cancel are the engine's ``Cancelled``: the audit stops
+resumably, as before.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
 from typing import Any
 
-from testjack_tui.authors.base import AuthorContext, Candidate
+from testjack_tui.authors.base import AuthorContext, AuthorFailed, Candidate
 from testjack_tui.authors.llm import prompts
 from testjack_tui.authors.llm.agent import (
     ANALYSIS_TOOLS,
@@ -28,6 +38,7 @@ from testjack_tui.authors.llm.agent import (
     REFINE_TOOLS,
     REJUDGE_TOOLS,
     Session,
+    SessionResult,
 )
 from testjack_tui.authors.llm.client import ChatClient
 from testjack_tui.authors.llm.settings import LLMSettings, load_settings
@@ -41,11 +52,12 @@ def _digest(code: str) -> str:
 class LLMAuthor:
     kind = AuthorKind.LLM
 
-    def __init__(self, settings: LLMSettings | None = None, **options: Any):
+    def __init__(self, settings: LLMSettings | None = None, *, cancel: threading.Event | None = None, **options: Any):
         """``options`` as in ``settings.load_settings`` (base_url, api_key, model, prices, budget,
-        max_tokens, timeout_s, max_retries, backoff_s, stream, max_turns, ...)."""
+        max_tokens, timeout_s, max_retries, backoff_s, stream, max_turns, ...). ``cancel`` abandons
+        calls in flight when set; the audit's own cancel event is found through the context."""
         self.settings = settings or load_settings(**options)
-        self.client = ChatClient(self.settings)
+        self.client = ChatClient(self.settings, cancel=cancel)
         self._checklists: dict[tuple[str, str | None], str] = {}
         self._judgments: dict[tuple[str, str], tuple[bool, str]] = {}
         self._reports: dict[str, str] = {}
@@ -58,6 +70,7 @@ class LLMAuthor:
         result = Session(
             self.client, ctx, "checklist", prompts.checklist_request(ctx.trial), CHECKLIST_TOOLS
         ).run()
+        _fail_if_broken("checklist", result)
         if result.checklist is None:
             self._checklists[(ctx.task.id, trial_id)] = "(no checklist: the model did not submit one)"
             return []
@@ -89,6 +102,7 @@ class LLMAuthor:
             self.client, ctx, "task-analysis", prompts.analysis_request(ctx.witnesses), ANALYSIS_TOOLS,
             plain_answer_closes=True,
         ).run()
+        _fail_if_broken("task analysis", result, need_output=True)
         return result.candidates
 
     # -------------------------------------------------------------- per-trial audit
@@ -105,6 +119,7 @@ class LLMAuthor:
             AUDIT_TOOLS, plain_answer_closes=True,
         )
         result = session.run()
+        _fail_if_broken("audit", result, need_output=True)
         kept: list[Candidate] = []
         rejected: list[tuple[Candidate, str]] = []
         for cand in result.candidates:
@@ -143,7 +158,7 @@ class LLMAuthor:
             self.client, ctx, "refine", prompts.refine_request(candidate.requirement, candidate.code, output),
             REFINE_TOOLS, stop_after_witness=True,
         ).run()
-        if not result.candidates:
+        if not result.candidates:  # a broken refinement too: validation discards the candidate
             return None
         fixed = result.candidates[0]
         fixed.path = fixed.path or candidate.path
@@ -165,16 +180,38 @@ class LLMAuthor:
             REJUDGE_TOOLS,
         ).run()
         if result.judgment is None:
-            # No judgment means no refutation: a witness must survive re-judgment to count.
-            verdict = (False, f"no judgment from the model ({result.stopped}); not upheld")
-        else:
-            verdict = (result.judgment.decision == "uphold", result.judgment.reason.strip())
+            # Rejecting the witness here could leave the trial "sound" on no judgment at all.
+            raise AuthorFailed(_broken("re-judgment", result) or (
+                f"the re-judgment session of a witness for {witness.requirement!r} ended without a judgment "
+                f"({result.stopped}, {result.turns} turns)"
+            ))
+        verdict = (result.judgment.decision == "uphold", result.judgment.reason.strip())
         self._judgments[key] = verdict
         return verdict
 
     def report(self, ctx: AuthorContext) -> str:
         """The audit report of ``ctx.trial`` (empty when this author has not audited it)."""
         return self._reports.get(ctx.trial.id, "") if ctx.trial else ""
+
+
+def _broken(step: str, result: SessionResult) -> str:
+    """Why a session broke, or "" when it did not."""
+    if result.stopped == "bad calls":
+        return (
+            f"the {step} session failed: the model made {result.bad_in_a_row} malformed tool calls in a row "
+            f"({result.bad_calls} in {result.turns} turns; last: {result.problem[:300]})"
+        )
+    return ""
+
+
+def _fail_if_broken(step: str, result: SessionResult, need_output: bool = False) -> None:
+    """``AuthorFailed`` for a broken session, and (``need_output``) for one that reached its turn
+    limit with nothing to show: no candidate and no report."""
+    reason = _broken(step, result)
+    if not reason and need_output and result.stopped == "turn limit" and not result.candidates and not result.report:
+        reason = f"the {step} session reached its turn limit ({result.turns} turns) without a witness or a report"
+    if reason:
+        raise AuthorFailed(reason)
 
 
 def session_evidence(ctx: AuthorContext) -> str:

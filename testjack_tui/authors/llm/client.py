@@ -1,40 +1,78 @@
-"""One chat-completion call: the budget check, retries with backoff, and the record in the store.
+"""One chat-completion call: the budget check, retries with backoff, the bounds, and the record.
 
 The ``openai`` client's own retries are switched off (``max_retries=0``) and done here instead,
 because every attempt must pass the budget check first and must be recorded (tokens, cost,
 latency, outcome, transcript) whether it succeeded or not. Retried: rate limits (429, honouring
-``Retry-After``), server errors (5xx), timeouts, dropped connections, and bodies that are not a
-chat completion. Anything else (a bad key, an unknown model) is not retried.
+``Retry-After``), server errors (5xx), timeouts, dropped connections, bodies that are not a chat
+completion, and bodies over the size cap. Anything else (a bad key, an unknown model) is not
+retried.
+
+Bounds (``transport.py`` enforces the first two on the socket):
+- every HTTP request has one wall-clock deadline, ``timeout_s``, for all of it (a server that
+  trickles a byte a second is cut off at the deadline, not kept open);
+- at most ``max_response_bytes`` of a body are read; a streamed reply is kept up to the cap
+  (outcome "cut"), any other is a failed attempt ("too large");
+- what is kept of a reply is bounded: its text to ``max_message_bytes`` (cut with a marker),
+  at most ``max_tool_calls`` tool calls, and a call whose arguments pass ``max_message_bytes`` is
+  kept as ``{}`` with ``ToolCall.oversize`` set (the session answers it as a malformed call);
+- a cancelled audit (``ctx.cancel``, or the event of the engine's execution service) abandons the
+  request in flight at once.
+
+An attempt that times out or is cancelled is recorded like any other (outcome "timeout" or
+"cancelled"). A call's transcript holds the messages that are new since the previous call of its
+``Conversation`` (one agent session), so a session is stored once, not once more per turn.
 
 When every attempt failed the audit cannot go on meaningfully (an unreachable endpoint would make
-every later trial look clean), so ``EndpointFailed`` stops it resumably, like a budget stop.
+every later trial look clean), so ``EndpointFailed`` stops it resumably, like a budget stop; a
+cancel raises the engine's ``Cancelled``.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
+import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
+import httpx2
 import openai
 
 from testjack_tui.audit.execution import Cancelled
 from testjack_tui.authors.base import AuthorContext
 from testjack_tui.authors.llm.budget import CHARS_PER_TOKEN, check_budget, cost_usd, estimate_prompt_tokens
 from testjack_tui.authors.llm.settings import LLMSettings
+from testjack_tui.authors.llm.transport import BoundedTransport, Limits, Watch
 from testjack_tui.model import LLMCall
+
+NAME_LIMIT = 200  # characters of a tool name or call id kept (they are echoed back every turn)
 
 
 class EndpointFailed(Cancelled):
     """The endpoint kept failing (or refused the request); the audit stops and can be resumed."""
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes (on a character boundary), with a marker
+    saying how many bytes were left out."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if len(raw) <= limit:
+        return text
+    kept = raw[: max(0, limit)].decode("utf-8", "ignore")
+    return kept + f"\n[... truncated {len(raw) - len(kept.encode('utf-8', 'surrogatepass'))} bytes by TestJack]"
+
+
+def size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 @dataclass
 class ToolCall:
     id: str
     name: str
-    arguments: str  # raw JSON text as the model wrote it (may be malformed)
+    arguments: str  # raw JSON text as the model wrote it (may be malformed); "{}" when oversize
+    oversize: int = 0  # bytes of arguments too large to keep (they were dropped), else 0
 
 
 @dataclass
@@ -42,6 +80,8 @@ class Reply:
     content: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     finish_reason: str = ""
+    dropped_calls: int = 0  # tool calls past ``max_tool_calls``: neither kept nor run
+    cut: bool = False  # the body passed ``max_response_bytes``; this is what came before
 
     def as_message(self) -> dict[str, Any]:
         msg: dict[str, Any] = {"role": "assistant", "content": self.content or None}
@@ -53,57 +93,136 @@ class Reply:
         return msg
 
 
+@dataclass
+class Conversation:
+    """One conversation (an agent session) as the store holds it: each call's transcript stores
+    the messages from ``stored`` on, then ``stored`` moves past them and past the reply (which the
+    caller appends to its messages)."""
+
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    stored: int = 0
+
+
 class ChatClient:
-    def __init__(self, settings: LLMSettings, sleep=time.sleep):
+    def __init__(
+        self,
+        settings: LLMSettings,
+        sleep: Callable[[float], Any] | None = None,
+        cancel: threading.Event | None = None,
+    ):
+        """``sleep`` replaces the backoff wait (tests); by default it waits on the cancel event.
+        ``cancel`` is used when the context brings none (see ``cancel_event``)."""
         self.settings = settings
         self._sleep = sleep
+        self.cancel = cancel
+        self.transport = BoundedTransport(Limits(settings.timeout_s, settings.max_response_bytes))
         self._client = openai.OpenAI(
-            base_url=settings.base_url, api_key=settings.api_key, max_retries=0, timeout=settings.timeout_s
+            base_url=settings.base_url,
+            api_key=settings.api_key,
+            max_retries=0,
+            timeout=settings.timeout_s,
+            http_client=httpx2.Client(transport=self.transport, follow_redirects=True, timeout=settings.timeout_s),
         )
 
+    def cancel_event(self, ctx: AuthorContext) -> threading.Event | None:
+        """The audit's cancel event: ``ctx.cancel`` when the context has one, else the event of the
+        execution service behind ``ctx.execute``, else the client's own."""
+        for event in (getattr(ctx, "cancel", None), getattr(getattr(ctx.execute, "__self__", None), "cancel", None)):
+            if isinstance(event, threading.Event):
+                return event
+        return self.cancel
+
     def chat(
-        self, ctx: AuthorContext, purpose: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+        self,
+        ctx: AuthorContext,
+        purpose: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        conversation: Conversation | None = None,
     ) -> Reply:
-        """One model turn. Raises ``BudgetExhausted`` before a call that might not fit, and
-        ``EndpointFailed`` when the endpoint cannot answer."""
+        """One model turn. Raises ``BudgetExhausted`` before a call that might not fit,
+        ``EndpointFailed`` when the endpoint cannot answer, ``Cancelled`` when the audit is."""
         s = self.settings
+        cancel = self.cancel_event(ctx)
         last_problem = ""
         for attempt in range(s.max_retries + 1):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("the audit was cancelled")
             prompt_estimate = estimate_prompt_tokens(messages, tools)
             check_budget(s.budget, ctx.spent, prompt_estimate, s.max_tokens, s.price(), ctx.trial is not None)
             started = time.monotonic()
             retry_after: float | None = None
+            watch: Watch | None = None
+
+            def record(outcome: str, error: str, reply: Reply | None = None, usage=None, started=started) -> None:
+                self._record(ctx, purpose, messages, tools, reply, outcome, started, error, usage, conversation)
+
             try:
-                reply, usage = self._request(messages, tools)
-            except openai.APIStatusError as exc:
-                status = exc.status_code
-                outcome = f"http {status}"
-                retryable = status == 429 or status >= 500 or status == 408
-                retry_after = _retry_after(exc.response)
-                self._record(ctx, purpose, messages, tools, None, outcome, started, str(exc))
-                last_problem = f"{outcome}: {_short(exc)}"
+                with self.transport.watch(Limits(s.timeout_s, s.max_response_bytes, cancel, s.stream)) as watch:
+                    reply, usage = self._request(messages, tools)
+                    reply = self._bounded(reply, watch)
+            except KeyboardInterrupt:
+                record("cancelled", "interrupted")
+                raise
+            except Exception as exc:
+                outcome, retryable, problem = self._failure(exc, watch)
+                if outcome == "cancelled":
+                    record(outcome, problem)
+                    raise Cancelled("the audit was cancelled during an LLM call") from exc
+                if not isinstance(exc, _HANDLED):
+                    record("error", repr(exc))
+                    raise
+                if isinstance(exc, openai.APIStatusError):
+                    retry_after = _retry_after(exc.response)
+                record(outcome, problem if outcome in ("timeout", "too large") else _error_text(exc))
+                last_problem = f"{outcome}: {problem}"
                 if not retryable:
                     raise EndpointFailed(f"the LLM endpoint refused the request ({last_problem})") from exc
-            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                outcome = "timeout" if isinstance(exc, openai.APITimeoutError) else "connection error"
-                self._record(ctx, purpose, messages, tools, None, outcome, started, str(exc))
-                last_problem = f"{outcome}: {_short(exc)}"
-            except (openai.APIResponseValidationError, json.JSONDecodeError, ValueError, TypeError,
-                    AttributeError, KeyError, IndexError) as exc:
-                self._record(ctx, purpose, messages, tools, None, "bad response", started, repr(exc))
-                last_problem = f"bad response: {_short(exc)}"
             else:
-                self._record(ctx, purpose, messages, tools, reply, "ok", started, "", usage)
+                record("cut" if reply.cut else "ok", "", reply, usage)
                 return reply
             if attempt < s.max_retries:
                 delay = min(s.backoff_cap_s, s.backoff_s * (2**attempt))
                 if retry_after is not None:
                     delay = min(s.backoff_cap_s, max(delay, retry_after))
-                self._sleep(delay)
+                self._pause(delay, cancel)
+        times = "once" if s.max_retries == 0 else f"{s.max_retries + 1} times in a row"
         raise EndpointFailed(
-            f"the LLM endpoint failed {s.max_retries + 1} times in a row (last: {last_problem}); "
+            f"the LLM endpoint failed {times} (last: {last_problem}); "
             "check OPENAI_BASE_URL and the server, then run the audit again"
         )
+
+    def _pause(self, delay: float, cancel: threading.Event | None) -> None:
+        if self._sleep is not None:
+            self._sleep(delay)
+        elif cancel is not None:
+            cancel.wait(delay)
+        else:
+            time.sleep(delay)
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("the audit was cancelled")
+
+    def _failure(self, exc: Exception, watch: Watch | None) -> tuple[str, bool, str]:
+        """(outcome, retryable, problem) of a failed attempt."""
+        s = self.settings
+        if watch is not None and watch.fired == "cancelled":
+            return "cancelled", False, "the audit was cancelled while the request was in flight"
+        if watch is not None and watch.fired == "deadline":
+            return "timeout", True, (
+                f"no complete reply within {s.timeout_s:g} s (abandoned after {watch.elapsed():.1f} s)"
+            )
+        if watch is not None and watch.cut:
+            return "too large", True, (
+                f"the reply is longer than max_response_bytes ({s.max_response_bytes}); not read further"
+            )
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            return f"http {status}", status == 429 or status >= 500 or status == 408, _short(exc)
+        if isinstance(exc, openai.APITimeoutError) or isinstance(exc, httpx2.TimeoutException):
+            return "timeout", True, _short(exc)
+        if isinstance(exc, (openai.APIConnectionError, httpx2.TransportError)):
+            return "connection error", True, _short(exc)
+        return "bad response", True, _short(exc)
 
     # -------------------------------------------------------------- one HTTP request
 
@@ -159,6 +278,27 @@ class ChatClient:
         ]
         return Reply("".join(content), tool_calls, finish), usage
 
+    def _bounded(self, reply: Reply, watch: Watch) -> Reply:
+        """What is kept of a reply: its text clipped, a bounded number of calls, no huge arguments."""
+        s = self.settings
+        limit = s.max_message_bytes
+        content = clip(reply.content, limit)
+        if watch.cut:
+            content += f"\n[... the reply was cut by TestJack after {s.max_response_bytes} bytes]"
+        calls = []
+        for c in reply.tool_calls[: max(0, s.max_tool_calls)]:
+            args, over = c.arguments, 0
+            if size(args) > limit:
+                args, over = "{}", size(args)
+            calls.append(ToolCall(c.id[:NAME_LIMIT], c.name[:NAME_LIMIT], args, over))
+        return Reply(
+            content=content,
+            tool_calls=calls,
+            finish_reason="length" if watch.cut else reply.finish_reason[:40],
+            dropped_calls=max(0, len(reply.tool_calls) - len(calls)),
+            cut=watch.cut,
+        )
+
     # -------------------------------------------------------------- the record
 
     def _record(
@@ -172,22 +312,28 @@ class ChatClient:
         started: float,
         error: str,
         usage: tuple[int, int] | None = None,
+        conversation: Conversation | None = None,
     ) -> None:
         latency = time.monotonic() - started
         if reply is not None and usage is None:  # servers that report no usage: estimate it
             text = reply.content + "".join(c.arguments for c in reply.tool_calls)
             usage = (estimate_prompt_tokens(messages, tools), int(len(text) / CHARS_PER_TOKEN) + 1)
         prompt_tokens, completion_tokens = usage or (0, 0)
+        first = min(conversation.stored, len(messages)) if conversation else 0
         transcript = json.dumps(
             {
                 "model": self.settings.model,
-                "messages": messages,
+                "session": conversation.id if conversation else None,
+                "from": first,  # messages before this index are in earlier calls of the session
+                "messages": messages[first:],
                 "tools": [t["function"]["name"] for t in tools or []],
                 "reply": reply.as_message() if reply else None,
                 "error": error[:2000],
             },
             ensure_ascii=False,
         )
+        if conversation is not None:
+            conversation.stored = len(messages) + (1 if reply is not None else 0)
         if ctx.record_llm_call is None:
             return
         ctx.record_llm_call(
@@ -207,6 +353,19 @@ class ChatClient:
         )
 
 
+# what a failed attempt may raise and still be recorded and retried (or refused) as an outcome
+_HANDLED = (
+    openai.APIError,
+    httpx2.HTTPError,
+    json.JSONDecodeError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    KeyError,
+    IndexError,
+)
+
+
 def _retry_after(response: Any) -> float | None:
     try:
         value = response.headers.get("retry-after")
@@ -215,5 +374,17 @@ def _retry_after(response: Any) -> float | None:
         return None
 
 
+def _error_text(exc: Exception) -> str:
+    text = str(exc)
+    cause = exc.__cause__
+    if cause is not None and str(cause) and str(cause) not in text:
+        text += f" ({type(cause).__name__}: {cause})"
+    return text[:2000]
+
+
 def _short(exc: Exception) -> str:
-    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    text = str(exc).strip()
+    cause = exc.__cause__
+    if cause is not None and str(cause).strip():  # openai's wrappers say little; the cause says why
+        text = f"{text}: {str(cause).strip()}" if text else str(cause).strip()
+    return text.splitlines()[0][:200] if text else type(exc).__name__

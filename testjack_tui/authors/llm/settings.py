@@ -10,7 +10,12 @@ Everything comes from keyword options first and the environment second, so that 
 - ``TESTJACK_PRICES`` / ``prices``: JSON ``{"model": [usd_per_1k_prompt, usd_per_1k_completion]}``;
   a model without a price costs 0 (a local server), so only token budgets bind it;
 - ``TESTJACK_LLM_BUDGET`` / ``budget``: JSON with any of ``run_tokens``, ``run_usd``,
-  ``trial_tokens``, ``trial_usd`` (absent = unlimited).
+  ``trial_tokens``, ``trial_usd`` (absent = unlimited);
+- ``TESTJACK_LLM_OPTIONS`` / keyword options: JSON of the tuning fields of ``LLMSettings``
+  (``{"timeout_s": 300, "max_response_bytes": 8000000}``); a keyword option wins over the
+  variable. Among them are the bounds of a call (``timeout_s``, ``max_response_bytes``,
+  ``max_message_bytes``, ``max_tool_calls``, see ``client.py``) and of a session (``max_turns``,
+  ``max_bad_calls``, see ``agent.py``).
 """
 
 from __future__ import annotations
@@ -34,16 +39,25 @@ class LLMSettings:
     budget: dict[str, float] = field(default_factory=dict)
     max_tokens: int = 2048  # completion tokens asked for per call; also bounds the cost estimate
     temperature: float = 0.0
-    timeout_s: float = 120.0  # per HTTP request
+    timeout_s: float = 120.0  # wall-clock deadline of one HTTP request, all of it (not per read)
     max_retries: int = 4  # retries of one call on rate limits, server errors, bad bodies
     backoff_s: float = 1.0  # first retry delay; doubles each retry, capped by backoff_cap_s
     backoff_cap_s: float = 30.0
     stream: bool = False  # ask for server-sent events (some local servers answer faster)
     max_turns: int = 24  # model turns of one agent session (checklist, audit, refinement)
-    max_bad_calls: int = 4  # malformed tool calls tolerated per session before it stops
+    max_bad_calls: int = 3  # malformed tool calls in a row tolerated; one more fails the session
+    max_response_bytes: int = 4 * 1024 * 1024  # bytes of one HTTP reply read at most
+    max_message_bytes: int = 16_000  # kept of a reply's text, of one call's arguments, of a tool result
+    max_tool_calls: int = 8  # tool calls of one reply that are kept and run
 
     def price(self) -> tuple[float, float]:
         return self.prices.get(self.model, (0.0, 0.0))
+
+
+# the fields options may set besides endpoint, key, model, prices and budget
+TUNING = tuple(
+    k for k in LLMSettings.__dataclass_fields__ if k not in ("base_url", "api_key", "model", "prices", "budget")
+)
 
 
 def _json_env(name: str, value: Any) -> Any:
@@ -91,10 +105,15 @@ def load_settings(
     if unknown:
         raise AuthorUnavailable(f"unknown budget keys {sorted(unknown)} (known: {', '.join(BUDGET_KEYS)})")
     limits = {k: float(v) for k, v in raw_budget.items() if v is not None}
-    known = {k: v for k, v in tuning.items() if k in LLMSettings.__dataclass_fields__}
+    known = {k: v for k, v in tuning.items() if k in TUNING}
     extra = set(tuning) - set(known)
     if extra:
         raise TypeError(f"unknown LLM author options: {sorted(extra)}")
+    from_env = _json_env("TESTJACK_LLM_OPTIONS", None) or {}
+    if not isinstance(from_env, dict) or set(from_env) - set(TUNING):
+        bad = sorted(set(from_env) - set(TUNING)) if isinstance(from_env, dict) else from_env
+        raise AuthorUnavailable(f"TESTJACK_LLM_OPTIONS: unknown options {bad!r} (known: {', '.join(TUNING)})")
+    known = {**from_env, **known}
     return LLMSettings(
         base_url=base_url, api_key=api_key or "not-needed", model=model, prices=table, budget=limits, **known
     )

@@ -7,7 +7,8 @@ import that fails half-way leaves nothing behind in the store.
 
 Bad input is reported as :class:`ImportProblem` naming the file and the record. Problems with a
 single record are collected in ``ImportedRun.skipped`` and the good records are imported; problems
-that make the whole run unusable raise :class:`ImportError_`.
+that make the whole run unusable raise :class:`ImportError_`. What was imported but deserves a
+look (an unknown key, a sample read another way than its field says) is in ``ImportedRun.warnings``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ class ImportedRun:
     tasks: list[Task]
     trials: list[Trial]
     skipped: list[ImportProblem] = field(default_factory=list)
+    # imported as given, but worth a look: unknown keys, samples read another way than labelled
+    warnings: list[ImportProblem] = field(default_factory=list)
 
 
 def tree_digest(root: str | os.PathLike[str]) -> str:
@@ -70,7 +73,10 @@ FORMATS = ("native", "swebench", "humaneval", "harbor")
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:
-    """Guess the format from the files' contents: the keys of their first record, or their layout."""
+    """Guess the format from the files' contents: the keys of their first record, or their layout.
+
+    Raises ImportError_ for a file that cannot be read at all, rather than guessing from nothing.
+    """
     p = Path(path)
     if p.is_dir():
         if (p / "run.toml").exists() or (p / "trials.jsonl").exists():
@@ -83,7 +89,12 @@ def detect_format(path: str | os.PathLike[str]) -> str:
                 if found:
                     return found
         return "native"
-    return _format_of_record(p) or "native"
+    found = _format_of_record(p)
+    if found is None:
+        from testjack_tui.formats._common import open_text
+
+        open_text(p)  # a file that cannot be read (a corrupt .gz, not UTF-8) is named as such
+    return found or "native"
 
 
 def _format_of_record(p: Path) -> str | None:

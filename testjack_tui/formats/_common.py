@@ -19,8 +19,9 @@ import gzip
 import hashlib
 import json
 import os
+import zlib
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from testjack_tui.formats import ImportError_, ImportProblem, tree_digest
@@ -29,14 +30,57 @@ NO_NEWLINE = "\\ No newline at end of file\n"
 
 
 def open_text(path: Path) -> str:
-    """The whole file as text, gunzipped when it ends in ``.gz``. Raises ImportError_ if unreadable."""
+    """The whole file as text, gunzipped when it ends in ``.gz``. Raises ImportError_ if unreadable.
+
+    A corrupt or truncated gzip stream and bytes that are not UTF-8 are named as such, the latter
+    with the line they are on.
+    """
     try:
         if path.suffix == ".gz":
-            with gzip.open(path, "rt", encoding="utf-8") as fh:
-                return fh.read()
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
-        raise ImportError_([ImportProblem(str(path), "", f"cannot read: {exc}")]) from exc
+            with gzip.open(path, "rb") as fh:
+                data = fh.read()
+        else:
+            data = path.read_bytes()
+    except (OSError, EOFError, zlib.error) as exc:
+        detail = str(exc) or type(exc).__name__
+        if path.suffix == ".gz" and isinstance(exc, (gzip.BadGzipFile, EOFError, zlib.error)):
+            detail = f"corrupt or truncated gzip data ({detail})"
+        raise ImportError_([ImportProblem(str(path), "", f"cannot read: {detail}")]) from exc
+    return decode_utf8(data, path)
+
+
+def decode_utf8(data: bytes, path: Path) -> str:
+    """``data`` as UTF-8 text; raises ImportError_ naming the line of the first byte that is not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ImportError_([ImportProblem(
+            str(path), f"line {line}", f"not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})")]) from exc
+
+
+def path_inside(root: Path, rel: str, follow_links: bool = True) -> Path:
+    """``root / rel`` when that path stays inside ``root``; raises ValueError saying why it does not.
+
+    Refused: an empty path, an absolute one, one whose ``..`` climbs out of ``root``, and (unless
+    ``follow_links`` is False: a check of the name alone, for a tree not on disk yet) one that
+    leaves ``root`` through a symbolic link. Nothing is opened.
+    """
+    if not rel.strip():
+        raise ValueError("is an empty path")
+    if "\0" in rel:
+        raise ValueError(f"{rel!r} contains a NUL character")
+    if PurePosixPath(rel).is_absolute() or PureWindowsPath(rel).is_absolute():
+        raise ValueError(f"{rel!r} is an absolute path, not one inside {root}")
+    if os.path.normpath(rel).split(os.sep)[0] == "..":
+        raise ValueError(f"{rel!r} climbs out of {root} with '..'")
+    target = root / rel
+    if not follow_links:
+        return target
+    real_root, real = root.resolve(), target.resolve()
+    if not real.is_relative_to(real_root):
+        raise ValueError(f"{rel!r} leads out of {root} through a symbolic link (to {real})")
+    return target
 
 
 def is_jsonl(path: Path) -> bool:
@@ -156,7 +200,8 @@ def dir_diff(old_root: Path | None, new_root: Path, skip: Iterable[str] = (".git
 
     ``prefix`` is put before every path (``"tests/"`` adds a directory's files under ``tests/``).
 
-    Raises ValueError naming the first file that is not UTF-8 text (binary diffs are not made here).
+    Raises ValueError naming the first file that is not UTF-8 text (binary diffs are not made here)
+    or that is a symbolic link leading out of its directory (it is not read).
     """
     skip = set(skip)
     old_files = _text_files(old_root, skip) if old_root else {}
@@ -179,6 +224,8 @@ def _text_files(root: Path, skip: set[str]) -> dict[str, str]:
         for name in filenames:
             p = Path(dirpath) / name
             rel = p.relative_to(root).as_posix()
+            if p.is_symlink():
+                path_inside(root, rel)  # a link out of the directory is refused, its target not read
             try:
                 out[rel] = p.read_text(encoding="utf-8")
             except UnicodeDecodeError:

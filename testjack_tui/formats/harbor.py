@@ -34,12 +34,13 @@ How it maps onto TestJack's worlds (kept deliberately modest):
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem, tree_digest
-from testjack_tui.formats._common import dir_diff, files_digest, new_snapshot_dir
+from testjack_tui.formats._common import dir_diff, files_digest, new_snapshot_dir, path_inside
 from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
 from testjack_tui.worlds.images import build_spec, ready_spec
 
@@ -103,7 +104,10 @@ def load(
     skipped: list[ImportProblem] = []
     built: dict[str, Task] = {}
     for task_dir in task_dirs:
-        task = _task(task_dir, staging)
+        try:
+            task = _task(task_dir, staging)
+        except UnicodeDecodeError as exc:
+            task = ImportProblem(str(task_dir), f"task {task_dir.name}", f"a file is not UTF-8 text ({exc})")
         if isinstance(task, ImportProblem):
             skipped.append(task)
         else:
@@ -190,6 +194,10 @@ def _task(task_dir: Path, staging: Path) -> Task | ImportProblem:
     except (ValueError, OSError) as exc:
         return ImportProblem(str(task_dir), where, str(exc))
     verifier = config.get("verifier", {}) if isinstance(config.get("verifier"), dict) else {}
+    timeout = verifier.get("timeout_sec", DEFAULT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) or timeout <= 0:
+        return ImportProblem(str(task_dir / "task.toml"), "[verifier] timeout_sec",
+                             f"must be a finite number of seconds greater than 0, not {timeout!r}")
     env_conf = config.get("environment", {}) if isinstance(config.get("environment"), dict) else {}
     image = env_conf.get("docker_image") if isinstance(env_conf.get("docker_image"), str) else None
     if image:
@@ -209,7 +217,7 @@ def _task(task_dir: Path, staging: Path) -> Task | ImportProblem:
         tests=TestSpec(
             command=COMMAND,
             fail_to_pass=[REWARD_ID],
-            timeout=float(verifier.get("timeout_sec", DEFAULT_TIMEOUT)),
+            timeout=float(timeout),
         ),
         environment=Environment(backend=Backend.DOCKER, image=image),
         error="" if reference else "the task has no solution/ (oracle); nothing certifies a witness",
@@ -223,6 +231,8 @@ def _added(task_dir: Path, sub: str) -> str:
 
 def _copy_tree(src: Path, dst: Path) -> None:
     for f in sorted(src.rglob("*")):
+        if f.is_symlink():
+            path_inside(src, f.relative_to(src).as_posix())  # ValueError for a link out of the directory
         target = dst / f.relative_to(src)
         if f.is_dir():
             target.mkdir(parents=True, exist_ok=True)
@@ -234,15 +244,22 @@ def _copy_tree(src: Path, dst: Path) -> None:
 
 def _trial(trial_dir: Path, tasks: dict[str, Task]) -> Trial | ImportProblem:
     result_file = trial_dir / "result.json"
-    result = _json(result_file)
     where = f"trial {trial_dir.name}"
+    try:
+        path_inside(trial_dir, result_file.name)
+    except ValueError as exc:
+        return ImportProblem(str(result_file), where, f"{exc}; it was not read")
+    result = _json(result_file)
     if result is None:
         return ImportProblem(str(result_file), where, "result.json is not a JSON object")
     task_name = _task_name(result) or trial_dir.name.split("__", 1)[0]
     task = tasks.get(task_name)
     if task is None:
         return ImportProblem(str(result_file), where, f"task {task_name!r} is not among the imported tasks")
-    patch, error = _model_world(trial_dir, task)
+    try:
+        patch, error = _model_world(trial_dir, task)
+    except ValueError as exc:  # a patch that is not UTF-8, or a link out of the trial's directory
+        return ImportProblem(str(trial_dir), where, f"{exc}; the trial was not imported")
     agent_info = result.get("agent_info") if isinstance(result.get("agent_info"), dict) else {}
     model_info = agent_info.get("model_info") if isinstance(agent_info.get("model_info"), dict) else {}
     reward = _reward(result, trial_dir)
@@ -266,7 +283,11 @@ def _trial(trial_dir: Path, tasks: dict[str, Task]) -> Trial | ImportProblem:
 def _model_world(trial_dir: Path, task: Task) -> tuple[str, str]:
     for name in PATCH_NAMES:
         if (trial_dir / name).is_file():
-            return (trial_dir / name).read_text(encoding="utf-8"), ""
+            path_inside(trial_dir, name)  # raises ValueError, unread, for a link out of the trial directory
+            try:
+                return (trial_dir / name).read_text(encoding="utf-8"), ""
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{name} is not UTF-8 text ({exc})") from None
     final = trial_dir / FINAL_STATE
     if final.is_dir():
         try:

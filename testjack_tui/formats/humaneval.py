@@ -14,10 +14,18 @@ by their first record), or the problems file itself with ``samples=PATH``. A sam
 ``{task_id, solution}`` (the whole program) or ``{task_id, completion}`` (a body appended to the
 prompt), with optional ``id``, ``model``, ``agent`` and a verdict (``passed``, ``base_status``,
 ``result`` or ``official``); without a verdict the trial's official result is "unknown".
+
+Samples are not always labelled right: some tools write the body under ``solution``. A solution
+that does not define the entry point at top level is read as a body (prompt + solution) when that
+compiles, and a completion that does not compile after the prompt but is a whole program defining
+the entry point is read as that program; each samples file gets one warning counting the samples
+read so. A solution that is neither a program defining the entry point nor a body completing the
+prompt cannot be told apart from garbage: the import is refused, naming the file and the line.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Any
@@ -26,6 +34,7 @@ from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem
 from testjack_tui.formats._common import (
     files_digest,
     first_record,
+    open_text,
     read_records,
     text_file_diff,
     write_snapshot,
@@ -80,17 +89,30 @@ def load(
     trials: list[Trial] = []
     seen_ids: set[str] = set()
     per_task: dict[str, int] = {}
+    refused: list[ImportProblem] = []
+    warnings: list[ImportProblem] = []
     for sample_file in sample_files:
+        reread: dict[str, list[str]] = {"body": [], "program": []}  # how relabelled -> where
+        total = 0
         for where, row in read_records(sample_file):
             if isinstance(row, ImportProblem):
                 skipped.append(row)
                 continue
             trial = _trial(row, problems, per_task, seen_ids)
+            if isinstance(trial, _Unreadable):
+                refused.append(ImportProblem(str(sample_file), _where(where, row), str(trial)))
+                continue
             if isinstance(trial, str):
                 skipped.append(ImportProblem(str(sample_file), _where(where, row), trial))
                 continue
+            total += 1
+            if trial.metadata.get(READ_AS):
+                reread[trial.metadata[READ_AS]].append(_where(where, row))
             seen_ids.add(trial.id)
             trials.append(trial)
+        warnings += _relabel_warnings(sample_file, reread, total)
+    if refused:
+        raise ImportError_(refused)
 
     benchmark = _benchmark_name(problems)
     run = Run(
@@ -102,7 +124,7 @@ def load(
         format=FORMAT,
         digest=files_digest([problems_file, *sample_files], extra=FORMAT),
     )
-    return ImportedRun(run=run, tasks=tasks, trials=trials, skipped=skipped)
+    return ImportedRun(run=run, tasks=tasks, trials=trials, skipped=skipped, warnings=warnings)
 
 
 def null_program(prompt: str, entry_point: str) -> str:
@@ -150,6 +172,7 @@ def _locate(path: Path, samples: Path | list[Path] | None) -> tuple[Path, list[P
             continue
         row = first_record(f)
         if row is None:
+            open_text(f)  # an unreadable file (a corrupt .gz, bytes that are not UTF-8) is named, not passed over
             continue
         if "canonical_solution" in row or ("prompt" in row and "entry_point" in row):
             problems_files.append(f)
@@ -205,11 +228,14 @@ def _trial(
     if problem is None:
         return f"task_id {task_id!r} is not in the problems file"
     if isinstance(row.get("solution"), str):
-        program = row["solution"]
+        field = "solution"
     elif isinstance(row.get("completion"), str):
-        program = problem["prompt"] + row["completion"]
+        field = "completion"
     else:
         return "has neither solution (the whole program) nor completion (the body) as text"
+    program, read_as = _program(row[field], field, problem)
+    if read_as is None:
+        return _Unreadable(program)
     official = _official(row)
     if isinstance(official, str) and official not in (o.value for o in Official):
         return official
@@ -219,6 +245,9 @@ def _trial(
         return f"duplicate sample id {trial_id!r}"
     null = null_program(problem["prompt"], problem["entry_point"])
     known = {"id", "task_id", "solution", "completion", "model", "agent", "passed", "base_status", "result", "official"}
+    metadata = {k: v for k, v in row.items() if k not in known}
+    if read_as:
+        metadata[READ_AS] = read_as
     return Trial(
         run_id="",
         id=trial_id,
@@ -227,8 +256,86 @@ def _trial(
         agent=str(row.get("agent") or ""),
         patch=text_file_diff(MODULE, null, program),
         official=Official(official),
-        metadata={k: v for k, v in row.items() if k not in known},
+        metadata=metadata,
     )
+
+
+READ_AS = "testjack_read_as"  # metadata of a sample read another way than its field says: "body" or "program"
+
+
+class _Unreadable(str):
+    """Why a sample's text is neither a program nor a body: the import is refused for it."""
+
+
+def _program(text: str, field: str, problem: dict[str, Any]) -> tuple[str, str | None]:
+    """The sample's whole program and how it was read.
+
+    The second value is "" when the text was read as its field says, "body" for a solution read as
+    prompt + solution, "program" for a completion read as the whole program, and None when the text
+    is neither (the first value then says why).
+    """
+    prompt, entry = problem["prompt"], problem["entry_point"]
+    as_body = prompt + text
+    if field == "completion":
+        if _compile_error(as_body) is None or not (_defines(text, entry) and _compile_error(text) is None):
+            return as_body, ""  # a body that does not compile is the sample's own failure
+        return text, "program"
+    if _defines(text, entry):
+        return text, ""  # a program that does not compile is the sample's own failure
+    body_error = _compile_error(as_body)
+    if body_error is None:
+        return as_body, "body"
+    if _compile_error(text) is None:
+        return text, ""  # a program that defines no entry point: T0 will say so
+    return _Unreadable(
+        f"solution is neither a program defining {entry}() at top level nor a body completing the prompt "
+        f"(prompt + solution: {body_error})"
+    ), None
+
+
+def _defines(text: str, name: str) -> bool:
+    """Whether ``text`` binds ``name`` at top level (def, class, assignment or import).
+
+    Text that does not parse is judged by its lines: a ``def name`` at column 0.
+    """
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return re.search(rf"^(?:async[ \t]+)?def[ \t]+{re.escape(name)}\b", text, re.M) is not None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any((a.asname or a.name.split(".")[0]) == name for a in node.names):
+                return True
+    return False
+
+
+def _compile_error(program: str) -> str | None:
+    """None when ``program`` compiles as a module (nothing is run), else the compiler's complaint."""
+    try:
+        compile(program, MODULE, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return f"{exc.msg} at line {exc.lineno}"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return str(exc) or type(exc).__name__
+    return None
+
+
+def _relabel_warnings(sample_file: Path, reread: dict[str, list[str]], total: int) -> list[ImportProblem]:
+    out = []
+    for how, places in reread.items():
+        if not places:
+            continue
+        what = ("gave a solution that does not define its entry point at top level: read as a body "
+                "completing the prompt (prompt + solution)") if how == "body" else (
+                "gave a completion that is a whole program, not a body: read as that program")
+        out.append(ImportProblem(str(sample_file), "", f"{len(places)} of {total} samples {what}; first: {places[0]}"))
+    return out
 
 
 def _official(row: dict[str, Any]) -> str:

@@ -19,6 +19,7 @@ class ImportOutcome:
     tasks: int
     trials: int
     skipped: list[ImportProblem] = field(default_factory=list)
+    warnings: list[ImportProblem] = field(default_factory=list)
 
 
 def import_path(
@@ -47,4 +48,5 @@ def import_path(
         tasks=len(imported.tasks),
         trials=len(imported.trials),
         skipped=imported.skipped,
+        warnings=imported.warnings,
     )

@@ -45,6 +45,7 @@ from testjack_tui.formats._common import (
     files_digest,
     first_record,
     new_snapshot_dir,
+    open_text,
     read_records,
 )
 from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
@@ -172,6 +173,7 @@ def _locate(
             continue
         row = first_record(f)
         if row is None:
+            open_text(f)  # an unreadable file (a corrupt .gz, bytes that are not UTF-8) is named, not passed over
             continue
         if "base_commit" in row:
             datasets.append(f)

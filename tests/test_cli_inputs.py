@@ -1,0 +1,81 @@
+"""Bad arguments on the command line exit 2 naming the option, before any work; -o makes its folder."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from store import Store
+from testjack_tui.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+MINI = ROOT / "sample_runs" / "mini"
+
+
+def usage_error(capsys, *argv: str) -> str:
+    """argparse's exit: code 2 and its message on stderr."""
+    with pytest.raises(SystemExit) as info:
+        main(list(argv))
+    assert info.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["audit", "mini", "--workers", "0"], "argument --workers: must be 1 or more, not 0"),
+    (["audit", "mini", "--workers", "-3"], "argument --workers: must be 1 or more, not -3"),
+    (["audit", "mini", "--rounds", "0"], "argument --rounds: must be 1 or more, not 0"),
+    (["audit", "mini", "--rounds", "-1"], "argument --rounds: must be 1 or more, not -1"),
+    (["audit", "mini", "--workers", "two"], "argument --workers: 'two' is not a whole number"),
+    (["replay", "w-0000000000", "--workers", "0"], "argument --workers: must be 1 or more, not 0"),
+])
+def test_counts_below_one_are_refused_naming_the_option(tmp_path: Path, capsys, argv: list[str], message: str) -> None:
+    db = tmp_path / "s.db"
+    err = usage_error(capsys, *argv, "--store", str(db))
+    assert message in err
+    assert not db.exists()  # refused before the store is opened, let alone a run imported
+
+
+@pytest.fixture(scope="module")
+def store_with_mini(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("inputs") / "s.db"
+    assert main(["import", str(MINI), "--store", str(db)]) == 0
+    return db
+
+
+def test_report_into_a_missing_folder_creates_it(store_with_mini: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "reports" / "2024" / "mini.md"
+    assert main(["report", "mini", "-o", str(out), "--store", str(store_with_mini)]) == 0
+    assert out.read_text().startswith("# TestJack audit: mini")
+    assert f"wrote {out}" in capsys.readouterr().err
+
+
+def test_report_under_a_file_is_refused_naming_it(store_with_mini: Path, tmp_path: Path, capsys) -> None:
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("not a folder\n")
+    out = blocker / "mini.md"
+    assert main(["report", "mini", "-o", str(out), "--store", str(store_with_mini)]) == 2
+    assert f"-o {out}: cannot create the folder {blocker}: {blocker} is a file, not a folder" in capsys.readouterr().err
+
+
+def test_report_onto_a_folder_is_refused_naming_it(store_with_mini: Path, tmp_path: Path, capsys) -> None:
+    assert main(["report", "mini", "-o", str(tmp_path), "--store", str(store_with_mini)]) == 2
+    assert f"-o {tmp_path}: cannot write the report: Is a directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-5"])
+def test_a_budget_that_is_not_a_finite_amount_is_refused(tmp_path: Path, value: str) -> None:
+    import os
+
+    env = {**os.environ, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "TESTJACK_MODEL": "m"}
+    db = tmp_path / "s.db"
+    proc = subprocess.run(
+        [sys.executable, "-m", "testjack_tui.cli", "audit", str(MINI), "--author", "llm",
+         "--budget", f"run_usd={value}", "--store", str(db)],
+        capture_output=True, text=True, env=env, cwd=ROOT,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert f"--budget run_usd={value}: must be a finite number, 0 or more" in proc.stderr
+    assert Store(db).summary("mini").executions == 0

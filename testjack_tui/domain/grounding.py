@@ -3,7 +3,8 @@
 A witness is read, not run: its calls of the task's functions whose arguments are literals are
 bound to the functions' parameters and checked against every constraint in force (those no
 analyst has ruled wrong). One broken constraint puts the witness outside the domain; a call of a
-constrained function with arguments that are not literals (built by code) cannot be placed.
+function P states constraints for, called with arguments that are not literals (built by code),
+cannot be placed.
 Either way the witness never refutes: TestJack never refutes on an input the prompt rules out.
 """
 
@@ -64,7 +65,9 @@ def ground(code: str, domain: list[Constraint], ruled_wrong: set[str] = frozense
             continue
         call = _literal_call(node)
         if call is None:
-            unplaced = True
+            # only what P states can rule an input out: a function with observed constraints
+            # alone (types, alphabets) is called with built values in repository tests all the time
+            unplaced = unplaced or any(c.stated for c in by_function[_called(node)])
             continue
         placed = True
         for c in by_function[_called(node)]:
@@ -76,6 +79,7 @@ def ground(code: str, domain: list[Constraint], ruled_wrong: set[str] = frozense
                 breaks.add(c.id)
     if breaks:
         return Grounding.OUTSIDE_DOMAIN, sorted(meets - breaks), sorted(breaks)
-    if unplaced or (named and not placed):
+    stated = any(c.stated for cs in by_function.values() for c in cs)
+    if unplaced or (named and not placed and stated):
         return Grounding.UNPLACED, sorted(meets), []
     return Grounding.IN_DOMAIN, sorted(meets), []

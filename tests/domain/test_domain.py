@@ -93,6 +93,9 @@ def test_a_witness_whose_input_is_built_by_code_cannot_be_placed():
     code = "from solution import f\n\ndef test_it():\n    xs = list(range(3))\n    assert f(xs, 0) == 1\n"
     assert ground(code, domain)[0] == Grounding.UNPLACED
     assert ground(code, [])[0] == Grounding.IN_DOMAIN  # no domain: nothing rules it out
+    # observed constraints alone (types, alphabets) never make a built input unplaceable
+    observed = [Constraint(**{**domain[0].__dict__, "stated": False})]
+    assert ground(code, observed)[0] == Grounding.IN_DOMAIN
 
 
 def test_probe_inputs_outside_the_domain_are_not_used():

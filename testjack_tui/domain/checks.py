@@ -174,6 +174,17 @@ def shape_fits(value: Any, allowed: dict[str, Any]) -> bool:
     return False
 
 
+def _is_prime(n: int) -> bool:
+    if n < 2:
+        return False
+    i = 2
+    while i * i <= n:
+        if n % i == 0:
+            return False
+        i += 1
+    return True
+
+
 _PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
@@ -217,6 +228,11 @@ def holds(check: dict[str, Any], args: Bound) -> bool | None:
             return all(a <= b for a, b in zip(v, v[1:]))
         except TypeError:
             return None
+    if op == "prime":
+        v = args.get(check["param"], _MISSING)
+        if not isinstance(v, int) or isinstance(v, bool) or abs(v) > 10**12:
+            return None
+        return _is_prime(v) != bool(check.get("negate"))
     if op == "balanced":
         texts = _strings(args.get(check["param"], _MISSING))
         return None if texts is None else all(_balanced(t) for t in texts)

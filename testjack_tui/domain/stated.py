@@ -340,7 +340,26 @@ def _balanced(sentence: str, params: dict[str, Param]) -> list[Found]:
     return out
 
 
-READERS = (_comparisons, _phrase_bounds, _signs, _sizes, _alphabets, _formats, _order, _balanced)
+def _primes(sentence: str, params: dict[str, Param]) -> list[Found]:
+    """ "n is not a prime", "p is a prime number": a property of an integer parameter."""
+    out: list[Found] = []
+    for p in params.values():
+        if not p.is_("int"):
+            continue
+        m = re.search(rf"(?<![\w.]){re.escape(p.name)}\b(?:[^.;:]{{0,30}}?\b(?:and|is|will be))?\s+(?:is\s+)?(not\s+)?(?:a\s+)?prime\b",
+                      sentence, re.I)
+        if m is None or not _before_return(sentence, m.start()):
+            continue
+        name = p.name
+        if re.search(r"\b(?:if|whether|check)\b", sentence[:m.start()], re.I):
+            continue  # deciding primality is the task, not a precondition
+        negate = bool(m.group(1))
+        out.append(Found("predicate", f"{name} is {'not ' if negate else ''}a prime", sentence, [name],
+                         {"op": "prime", "param": name, "negate": negate}))
+    return out
+
+
+READERS = (_primes, _comparisons, _phrase_bounds, _signs, _sizes, _alphabets, _formats, _order, _balanced)
 
 
 def stated_constraints(prompt: str, params: dict[str, Param]) -> list[Found]:

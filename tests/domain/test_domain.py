@@ -54,6 +54,12 @@ def test_sizes_equal_length_two_items_and_at_least_one():
     assert ("non_empty", "lst is non-empty") in found and ("at_least_one", "lst has at least one element") in found
 
 
+def test_properties_of_integers_and_brackets():
+    assert ("predicate", "n is not a prime") in _read("Assume n > 1 and is not a prime.", n={"int"})
+    assert not _read("Return true if n is a prime.", n={"int"})  # deciding it is the task
+    assert ("balanced", "the brackets in s are balanced") in _read("The groups in s are balanced.", s={"str"})
+
+
 def test_alphabets_formats_and_order():
     assert ("charset", "bits consists only of '01'") in _read("The string bits consists only of 1s and 0s.", bits={"str"})
     assert ("charset", "s consists only of lower") in _read("s contains only lowercase letters.", s={"str"})
@@ -77,6 +83,8 @@ WITNESS = 'from solution import f\n\ndef test_it():\n    assert f({args}) == 1\n
     ({"op": "regex", "param": "a", "pattern": r"\d{2}-\d{2}-\d{4}"}, "'03-11-2000', 0", "'003-04-12', 0"),
     ({"op": "charset", "param": "a", "classes": [], "chars": "01"}, "'0110', 0", "'0120', 0"),
     ({"op": "sorted", "param": "a"}, "[1, 2, 2], 0", "[2, 1], 0"),
+    ({"op": "balanced", "param": "a"}, "'(()) ()', 0", "')(', 0"),
+    ({"op": "prime", "param": "b", "negate": True}, "0, 15", "0, 31"),
     ({"op": "shape", "param": "a", "shapes": {"kinds": ["list"], "list": {"kinds": ["float"]}}}, "[1.0, 2], 0", "['x'], 0"),
 ])
 def test_each_kind_of_constraint_places_a_witness_inside_or_outside(check, inside, outside):

@@ -12,7 +12,7 @@ from textual.theme import Theme
 
 STYLESHEET = Path(__file__).with_name("console.tcss")
 
-VERDICTS = ("sound", "refuted", "reward_hack", "unaudited", "not_passing", "ambiguous")
+VERDICTS = ("sound", "refuted", "reward_hack", "unaudited", "not_passing", "not_reproduced", "ambiguous")
 
 # Fallbacks for any theme that does not name them (readable on dark and light backgrounds alike).
 VERDICT_DEFAULTS: dict[str, str] = {
@@ -21,6 +21,7 @@ VERDICT_DEFAULTS: dict[str, str] = {
     "verdict-reward_hack": "#d6336c",
     "verdict-unaudited": "#8a8f98",
     "verdict-not_passing": "#6c7480",
+    "verdict-not_reproduced": "#8e6fd8",
     "verdict-ambiguous": "#b38b00",
 }
 
@@ -43,6 +44,7 @@ TESTJACK_DARK = Theme(
         "verdict-reward_hack": "#f2577c",
         "verdict-unaudited": "#8b949e",
         "verdict-not_passing": "#6e7681",
+        "verdict-not_reproduced": "#a98bf0",
         "verdict-ambiguous": "#d4a72c",
         "diff-added": "#1f3b2a",
         "diff-removed": "#4a2326",
@@ -70,6 +72,7 @@ TESTJACK_LIGHT = Theme(
         "verdict-reward_hack": "#bf1650",
         "verdict-unaudited": "#57606a",
         "verdict-not_passing": "#6e7781",
+        "verdict-not_reproduced": "#7548c9",
         "verdict-ambiguous": "#8a6100",
         "diff-added": "#dafbe1",
         "diff-removed": "#ffebe9",

@@ -88,7 +88,8 @@ class ReasonForm(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="form"):
-            yield Label(self.title_text, classes="form-title")
+            # the title names a witness or constraint as written ("list[int]"): never read as markup
+            yield Label(self.title_text, classes="form-title", markup=False)
             yield Input(placeholder=self.placeholder, id="reason", validators=[Length(minimum=1)])
             with Horizontal(classes="buttons"):
                 yield Button("Rule", variant="primary", id="ok")

@@ -1,13 +1,14 @@
 """Rulings: the queue of implicit and ambiguous witnesses, the analyst's rulings, and their history.
 
-Ruling a witness or undoing a ruling goes through ``testjack_tui.audit.rulings`` in a thread
-worker; those functions store the ruling (author, time, value before) and recompute the task's
-verdicts at once, and every open screen re-reads the store afterwards.
+Ruling a witness or a domain constraint, or undoing a ruling, goes through
+``testjack_tui.audit.rulings`` in a thread worker; those functions store the ruling (author,
+time, value before) and recompute the task's verdicts at once, and every open screen re-reads
+the store afterwards.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.text import Text
@@ -18,9 +19,10 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from store import Store
 from testjack_tui.app.messages import StoreChanged
-from testjack_tui.app.widgets.verdict import add_keyed, verdict_text
+from testjack_tui.app.widgets.domain import shorten
+from testjack_tui.app.widgets.verdict import add_keyed, theme_text, verdict_text
 from testjack_tui.app.workers import load
-from testjack_tui.model import Outcome, RequirementKind, Ruling, Witness, WitnessStatus
+from testjack_tui.model import Grounding, Outcome, RequirementKind, Ruling, Witness, WitnessStatus
 
 
 @dataclass
@@ -36,6 +38,7 @@ class QueueItem:
 class RulingsData:
     queue: list[QueueItem]
     history: list[Ruling]
+    constraints: dict[str, str] = field(default_factory=dict)  # id -> text, of the constraints ruled on
 
 
 def read_rulings(store: Store, run_id: str) -> RulingsData:
@@ -52,7 +55,11 @@ def read_rulings(store: Store, run_id: str) -> RulingsData:
         trials = {k: v for k, v in res.items() if k in passing}
         fails = sorted(k for k, v in trials.items() if v != Outcome.PASS)
         queue.append(QueueItem(w, res.get("reference", "—"), fails, len(trials) - len(fails), live.get(w.id)))
-    return RulingsData(queue, store.list_rulings(run_id))
+    history = store.list_rulings(run_id)
+    constraints: dict[str, str] = {}
+    if any(r.target == "constraint" for r in history):
+        constraints = {c.id: c.text for task in store.list_tasks(run_id) for c in task.domain}
+    return RulingsData(queue, history, constraints)
 
 
 class RulingsScreen(Screen):
@@ -108,7 +115,7 @@ class RulingsScreen(Screen):
                 item.ruling.value if item.ruling else "",
                 item.reference,
                 f"{len(item.refutes)}/{len(item.refutes) + item.passes}",
-                ", ".join(item.refutes) or "none",
+                would_refute(self.app, w, item.refutes),
                 key=w.id,
             )
         if data.queue:
@@ -117,8 +124,10 @@ class RulingsScreen(Screen):
         history.clear()
         for r in reversed(data.history):
             value = f"undo #{r.undoes}" if r.undoes is not None else r.value
-            history.add_row(str(r.id), f"{r.target} {r.target_id}", value, r.before, r.author, r.created_at,
-                            r.reason, key=str(r.id))
+            on = f"{r.target} {r.target_id}"
+            if r.target == "constraint" and r.target_id in data.constraints:
+                on += f" “{shorten(data.constraints[r.target_id], 40)}”"
+            history.add_row(str(r.id), on, value, r.before, r.author, r.created_at, r.reason, key=str(r.id))
 
     def highlighted_witness(self) -> str | None:
         if not self.data or not self.data.queue:
@@ -159,6 +168,14 @@ class RulingsScreen(Screen):
         self.app.pop_screen()
 
 
+def would_refute(app: Any, w: Witness, failing: list[str]) -> Text | str:
+    """The trials a witness's failures would refute: none when its input lies outside the domain."""
+    if w.grounding in (Grounding.OUTSIDE_DOMAIN, Grounding.UNPLACED):
+        where = "outside the domain" if w.grounding == Grounding.OUTSIDE_DOMAIN else "unplaced"
+        return theme_text(app, f"none ({where})", "warning" if w.grounding == Grounding.OUTSIDE_DOMAIN else "text-muted")
+    return ", ".join(failing) or "none"
+
+
 def rule_with_form(node: Any, run_id: str, witness_id: str, value: str) -> None:
     """Ask for the reason, rule the witness, and let every screen re-read the verdicts."""
     from testjack_tui.app.screens.forms import ReasonForm
@@ -178,3 +195,32 @@ def rule_with_form(node: Any, run_id: str, witness_id: str, value: str) -> None:
         load(node, f"rule {witness_id}", lambda store: rule_witness(store, witness_id, value, reason, author), done)
 
     node.app.push_screen(ReasonForm(f"Rule {witness_id} {value}"), chosen)
+
+
+def rule_constraint_with_form(node: Any, run_id: str, constraint_id: str, text: str) -> None:
+    """Ask why the constraint is wrong, rule it so in a worker, and let every screen re-read.
+
+    The witnesses of its task are placed in the domain again without it and the task's verdicts
+    recomputed (``rule_constraint``); the ruling is undone like any other, from the history.
+    """
+    from testjack_tui.app.screens.forms import ReasonForm
+    from testjack_tui.audit.rulings import rule_constraint
+
+    author = node.app.settings.analyst_name()
+
+    def chosen(reason: str | None) -> None:
+        if not reason:
+            return
+
+        def done(ruling: Ruling) -> None:
+            node.notify(f"constraint {constraint_id} ruled wrong (ruling #{ruling.id}); "
+                        "witnesses placed again and verdicts recomputed")
+            node.app.post_message(StoreChanged(run_id))
+
+        load(node, f"rule constraint {constraint_id}",
+             lambda store: rule_constraint(store, run_id, constraint_id, reason, author), done)
+
+    node.app.push_screen(
+        ReasonForm(f"Rule the constraint “{shorten(text, 50)}” wrong", "why it is wrong (stored with the ruling)"),
+        chosen,
+    )

@@ -1,7 +1,8 @@
-"""One trial under review: prompt and checklist, the two diffs, evidence, witnesses, verdict.
+"""One trial under review: prompt, checklist and input domain, the two diffs, evidence, witnesses, verdict.
 
 Everything is read in one thread worker when the screen opens (and again after a ruling or a
-rerun); the witness pane reruns a witness with ``replay_witness`` in its own worker.
+rerun); the witness pane reruns a witness with ``replay_witness`` in its own worker, and ruling a
+domain constraint wrong runs in a worker too (``rule_constraint_with_form``).
 """
 
 from __future__ import annotations
@@ -29,19 +30,26 @@ from store import Store
 from testjack_tui.app.messages import StoreChanged
 from testjack_tui.app.sidebyside import FilePair
 from testjack_tui.app.widgets.diff_view import DiffView
-from testjack_tui.app.widgets.verdict import add_keyed, verdict_text
+from testjack_tui.app.widgets.domain import grounding_line, grounding_text, origin, ruling_text, shorten
+from testjack_tui.app.widgets.verdict import LABELS, add_keyed, theme_text, verdict_text
 from testjack_tui.app.workers import load
 from testjack_tui.model import (
+    Constraint,
     Evidence,
+    EvidenceKind,
     Requirement,
     Ruling,
     Task,
     Trial,
+    Verdict,
     VerdictRecord,
     Witness,
     WitnessResult,
     WitnessStatus,
 )
+
+# Verdicts whose rule says why the audit could not decide: shown beside the verdict wherever it is.
+EXPLAINED = (Verdict.UNAUDITED, Verdict.NOT_REPRODUCED)
 
 
 @dataclass
@@ -56,6 +64,10 @@ class TrialData:
     rulings: list[Ruling]
     files: list[FilePair] = field(default_factory=list)
     passing: list[str] = field(default_factory=list)
+    wrong: dict[str, Ruling] = field(default_factory=dict)  # constraint id -> the ruling in force
+
+    def constraint(self, constraint_id: str | None) -> Constraint | None:
+        return next((c for c in self.task.domain if c.id == constraint_id), None)
 
 
 def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
@@ -77,6 +89,9 @@ def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
     ]
     rulings = store.list_rulings(run_id, "trial", trial.id)
     rulings += [r for w in witnesses for r in store.list_rulings(run_id, "witness", w.id)]
+    ids = {c.id for c in task.domain}
+    wrong = {cid: r for cid, r in store.effective_rulings(run_id, "constraint").items() if cid in ids} if ids else {}
+    rulings += [r for cid in sorted(ids) for r in store.list_rulings(run_id, "constraint", cid)]
     return TrialData(
         trial=trial,
         task=task,
@@ -88,6 +103,7 @@ def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
         rulings=sorted(rulings, key=lambda r: r.id or 0),
         files=files,
         passing=[t.id for t in passing_trials(store.list_trial_objects(run_id, task.id))],
+        wrong=wrong,
     )
 
 
@@ -107,9 +123,9 @@ def _outcome(result: WitnessResult | None) -> Text:
 class TrialScreen(Screen):
     BINDINGS = [
         Binding("escape", "back", "Back", tooltip="Back to the trial list"),
-        Binding("1", "tab('tab-prompt')", "Prompt", tooltip="The prompt and its requirements checklist"),
+        Binding("1", "tab('tab-prompt')", "Prompt", tooltip="The prompt, its requirements checklist and its input domain"),
         Binding("2", "tab('tab-diff')", "Diff", tooltip="The trial's and the reference's changes side by side"),
-        Binding("3", "tab('tab-evidence')", "Evidence", tooltip="Ghost branches, detector hits, mutants"),
+        Binding("3", "tab('tab-evidence')", "Evidence", tooltip="Ghost branches, detector hits, mutants, slow findings"),
         Binding("4", "tab('tab-witnesses')", "Witnesses", tooltip="The task's validated witnesses"),
         Binding("5", "tab('tab-verdict')", "Verdict", tooltip="The verdict, where it came from, the rulings"),
         Binding("m", "mark_reviewed", "Mark reviewed", tooltip="Mark this trial reviewed"),
@@ -117,6 +133,9 @@ class TrialScreen(Screen):
         Binding("x", "rerun", "Rerun witness", tooltip="Run the highlighted witness again on the reference and this trial"),
         Binding("A", "rule('ambiguous')", "Rule ambiguous", tooltip="Rule the highlighted witness ambiguous (a prompt defect)"),
         Binding("N", "rule('necessary')", "Rule necessary", tooltip="Rule the highlighted witness necessary"),
+        Binding("C", "rule_constraint", "Rule constraint wrong",
+                tooltip="Rule the highlighted constraint of the input domain wrong (with a reason): "
+                        "witnesses are placed again without it"),
         Binding("w", "manual_witness", "Write witness", tooltip="Write a manual witness for this trial"),
     ]
 
@@ -126,6 +145,7 @@ class TrialScreen(Screen):
         self.trial_id = trial_id
         self.data: TrialData | None = None
         self.witness_id: str | None = None
+        self.constraint_id: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -135,11 +155,17 @@ class TrialScreen(Screen):
                 with Horizontal():
                     with VerticalScroll(id="prompt-pane"):
                         yield Markdown("", id="prompt")
-                    yield DataTable(id="requirements", cursor_type="row")
+                    with Vertical(id="checklist-pane"):
+                        yield Static("Requirements", classes="section-title")
+                        yield DataTable(id="requirements", cursor_type="row")
+                        yield Static("Input domain", id="domain-title", classes="section-title")
+                        yield DataTable(id="domain", cursor_type="row")
+                        yield Static("", id="constraint-detail")
             with TabPane("Diff", id="tab-diff"):
                 yield DiffView(id="diff")
             with TabPane("Evidence", id="tab-evidence"):
                 yield DataTable(id="evidence", cursor_type="row")
+                yield Static("", id="evidence-detail")
             with TabPane("Witnesses", id="tab-witnesses"):
                 with Horizontal():
                     yield DataTable(id="witnesses", cursor_type="row")
@@ -158,8 +184,10 @@ class TrialScreen(Screen):
     def on_mount(self) -> None:
         self.title = f"Trial {self.trial_id}"
         add_keyed(self.query_one("#requirements", DataTable), "kind", "requirement", "T0", "impl.", "witnesses")
+        add_keyed(self.query_one("#domain", DataTable), "constraint", "ruling", "from", "kind", "broken by", "source")
         add_keyed(self.query_one("#evidence", DataTable), "kind", "detector", "where", "detail", "in prompt")
-        add_keyed(self.query_one("#witnesses", DataTable), "witness", "requirement", "class", "ρ", "null", "ref", "this trial")
+        add_keyed(self.query_one("#witnesses", DataTable),
+                  "witness", "domain", "requirement", "class", "ρ", "null", "ref", "this trial")
         add_keyed(self.query_one("#witness-outcomes", DataTable), "world", "outcome", "runs")
         add_keyed(self.query_one("#trial-rulings", DataTable), "#", "on", "value", "before", "by", "at", "reason")
         code = self.query_one("#witness-code", TextArea)
@@ -185,11 +213,13 @@ class TrialScreen(Screen):
         head = Text.assemble(
             (t.id, "bold"), f"  task {t.task_id} · model {t.model or '?'} · agent {t.agent or '?'} · official {t.official} · ",
             verdict_text(self.app, str(v.verdict)), f" ({v.source})",
+            (f": {v.rule}" if v.verdict in EXPLAINED and v.rule else ""),
             ("  reviewed" if t.reviewed else ""),
         )
         self.query_one("#trial-head", Static).update(head)
         self.query_one("#prompt", Markdown).update(data.task.prompt or "*(no prompt)*")
         self._show_requirements(data)
+        self._show_domain(data)
         self.query_one("#diff", DiffView).show(data.files)
         self._show_evidence(data)
         self._show_witnesses(data)
@@ -211,13 +241,91 @@ class TrialScreen(Screen):
                 table.add_row(str(w.requirement_kind), w.requirement, _mark(None), _mark(None),
                               ", ".join(by_text[w.requirement.strip().lower()]))
 
+    def _show_domain(self, data: TrialData) -> None:
+        table = self.query_one("#domain", DataTable)
+        keep = self.constraint_id
+        table.clear()
+        domain = data.task.domain
+        broken: dict[str, list[str]] = {}
+        for w in data.witnesses:
+            for cid in w.breaks:
+                broken.setdefault(cid, []).append(w.id)
+        for c in domain:
+            ruling = data.wrong.get(c.id)
+            table.add_row(
+                Text(c.text, style="strike dim" if ruling else ""), ruling_text(self.app, ruling), origin(c), c.kind,
+                ", ".join(broken.get(c.id, [])) or Text("none", style="dim"), shorten(c.source, 60),
+                key=c.id,
+            )
+        title = "Input domain"
+        if domain:
+            stated = sum(1 for c in domain if c.stated)
+            title += f": {stated} stated, {len(domain) - stated} observed"
+            title += f", {len(data.wrong)} ruled wrong" if data.wrong else ""
+            title += " · C: rule wrong"
+        self.query_one("#domain-title", Static).update(title)
+        ids = [c.id for c in domain]
+        if ids:
+            target = keep if keep in ids else ids[0]
+            table.move_cursor(row=ids.index(target))
+            self._show_constraint(target)
+        else:
+            self.constraint_id = None
+            self.query_one("#constraint-detail", Static).update(
+                Text("No input domain for this task: not built yet, or P and T0 say nothing about the inputs.",
+                     style="dim"))
+
+    def _show_constraint(self, constraint_id: str) -> None:
+        if self.data is None:
+            return
+        c = self.data.constraint(constraint_id)
+        if c is None:
+            return
+        self.constraint_id = c.id
+        ruling = self.data.wrong.get(c.id)
+        breakers = [w.id for w in self.data.witnesses if c.id in w.breaks]
+        where = (f"stated in P: “{c.source}”" if c.stated else f"observed in {c.source or 'the inputs P and T0 show'}")
+        parts: list[Any] = [
+            (c.text, "bold strike" if ruling else "bold"), f"  {c.kind} · {c.id}",
+            f"\n{where}",
+        ]
+        if c.params:
+            parts.append(f"\nparameters: {', '.join(c.params)}")
+        if breakers:
+            parts += ["\nbroken by ", ", ".join(breakers), " (outside the domain, so they refute nothing)"]
+        if ruling is not None:
+            parts += ["\n", ruling_text(self.app, ruling),
+                      f" by {ruling.author} at {ruling.created_at}: {ruling.reason}",
+                      "\nundo it in the rulings (ctrl+r, then u on the ruling)"]
+        else:
+            parts.append("\nC rules it wrong: the task's witnesses are placed again without it")
+        self.query_one("#constraint-detail", Static).update(Text.assemble(*parts))
+
     def _show_evidence(self, data: TrialData) -> None:
         table = self.query_one("#evidence", DataTable)
         table.clear()
         for i, e in enumerate(data.evidence):
             where = f"{e.file}:{e.line}" if e.file else ""
             prompt = "" if e.mentioned_in_prompt is None else ("yes" if e.mentioned_in_prompt else "no")
-            table.add_row(str(e.kind), e.detector, where, e.detail, prompt, key=str(i))
+            kind = theme_text(self.app, "slow", "warning", bold=True) if e.kind == EvidenceKind.SLOW else str(e.kind)
+            table.add_row(kind, e.detector, where, shorten(e.detail, 90), prompt, key=str(i))
+        if data.evidence:
+            self._show_evidence_item(table.cursor_row)
+        else:
+            self.query_one("#evidence-detail", Static).update(Text("No evidence on this trial.", style="dim"))
+
+    def _show_evidence_item(self, index: int) -> None:
+        if self.data is None or not 0 <= index < len(self.data.evidence):
+            return
+        e = self.data.evidence[index]
+        if e.kind == EvidenceKind.SLOW:
+            head = Text.assemble(theme_text(self.app, "slow finding", "warning", bold=True),
+                                 f" ({e.detector}): the trial gives the reference's answer far more slowly. "
+                                 "A finding to read, never a refutation.")
+        else:
+            where = f" at {e.file}:{e.line}" if e.file else ""
+            head = Text.assemble((str(e.kind).replace("_", " "), "bold"), f" ({e.detector}){where}")
+        self.query_one("#evidence-detail", Static).update(Text.assemble(head, "\n", e.detail))
 
     def _show_witnesses(self, data: TrialData) -> None:
         table = self.query_one("#witnesses", DataTable)
@@ -227,7 +335,8 @@ class TrialScreen(Screen):
             res = data.results.get(w.id, {})
             cls = str(w.classification) if w.classification else "?"
             table.add_row(
-                w.id, w.requirement, verdict_text(self.app, cls, bold=False) if cls in ("ambiguous",) else cls,
+                w.id, grounding_text(self.app, w.grounding), w.requirement,
+                verdict_text(self.app, cls, bold=False) if cls in ("ambiguous",) else cls,
                 "" if w.rho is None else f"{w.rho:.2f}",
                 _outcome(res.get("null")), _outcome(res.get("reference")), _outcome(res.get(data.trial.id)),
                 key=w.id,
@@ -253,7 +362,8 @@ class TrialScreen(Screen):
             (w.id, "bold"), f"  {w.requirement_kind} · {w.classification or 'unclassified'} · ",
             f"ρ={w.rho:.2f} · " if w.rho is not None else "", f"origin {w.origin} · author {w.author}",
             (" · flaky" if w.flaky else ""), (" · refutes this trial" if refutes else ""),
-            f"\n{w.requirement}\n{w.path}    replay: testjack replay {w.id} --trial {self.trial_id}",
+            f"\n{w.requirement}\n", grounding_line(self.app, w, {c.id: c.text for c in self.data.task.domain}),
+            f"\n{w.path}    replay: testjack replay {w.id} --trial {self.trial_id}",
         )
         self.query_one("#witness-head", Static).update(head)
         self.query_one("#witness-code", TextArea).load_text(w.code)
@@ -275,7 +385,8 @@ class TrialScreen(Screen):
         text = Text.assemble(
             ("Verdict: ", "bold"), verdict_text(self.app, str(v.verdict)),
             f"\nsource: {v.source}" + (f" (ruling #{v.ruling_id})" if v.ruling_id else ""),
-            f"\nrule: {v.rule}",
+            (f"\nwhy {LABELS.get(str(v.verdict), str(v.verdict))}: " if v.verdict in EXPLAINED else "\nrule: "),
+            (v.rule or "—", "bold" if v.verdict in EXPLAINED else ""),
             f"\nrefuting witnesses: {', '.join(v.witnesses) or 'none'}",
             f"\nbenchmark: {data.trial.official}; T0 recomputed: {data.trial.recomputed or 'not yet'}",
             (f"\nerror: {data.trial.error}" if data.trial.error else ""),
@@ -292,6 +403,10 @@ class TrialScreen(Screen):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id == "witnesses" and event.row_key.value:
             self._show_witness(event.row_key.value)
+        elif event.data_table.id == "domain" and event.row_key.value:
+            self._show_constraint(event.row_key.value)
+        elif event.data_table.id == "evidence" and event.row_key.value is not None:
+            self._show_evidence_item(int(event.row_key.value))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.data_table.id == "evidence" and self.data is not None:
@@ -299,9 +414,13 @@ class TrialScreen(Screen):
             self.jump_to_evidence(e)
 
     def jump_to_evidence(self, e: Evidence) -> None:
+        if not e.file:
+            what = "a slow finding" if e.kind == EvidenceKind.SLOW else "this evidence"
+            self.notify(f"{what} has no line in the diff", severity="warning")
+            return
         self.query_one(TabbedContent).active = "tab-diff"
         diff = self.query_one("#diff", DiffView)
-        if e.file and diff.jump_to(e.file, e.line):
+        if diff.jump_to(e.file, e.line):
             diff.focus()
         else:
             self.notify(f"{e.file or 'this evidence'} is not in the diff", severity="warning")
@@ -336,6 +455,25 @@ class TrialScreen(Screen):
         from testjack_tui.app.screens.rulings import rule_with_form
 
         rule_with_form(self, self.run_id, self.witness_id, value)
+
+    def action_rule_constraint(self) -> None:
+        data = self.data
+        if data is None or not data.task.domain:
+            self.notify("this task has no input domain", severity="warning")
+            return
+        c = data.constraint(self.constraint_id)
+        if c is None:
+            self.notify("no constraint highlighted", severity="warning")
+            return
+        # Show the domain, so the constraint being ruled is in sight behind the reason form.
+        self.query_one(TabbedContent).active = "tab-prompt"
+        if c.id in data.wrong:
+            self.notify(f"{c.id} is already ruled wrong (#{data.wrong[c.id].id}); undo that ruling in the rulings "
+                        "(ctrl+r, then u)", severity="warning")
+            return
+        from testjack_tui.app.screens.rulings import rule_constraint_with_form
+
+        rule_constraint_with_form(self, self.run_id, c.id, c.text)
 
     def action_rerun(self) -> None:
         if not self.witness_id:

@@ -53,9 +53,17 @@ class Page:
 
 
 def summary_line(s: RunSummary) -> str:
+    # Counts that are zero in most runs are named only when there is something to see.
+    extra = "".join(
+        f"{n} {label} · " for n, label in (
+            (s.not_reproduced, "not reproduced"),
+            (s.outside_domain_witnesses, "witnesses outside the domain"),
+            (s.slow_findings, "slow findings"),
+        ) if n
+    )
     return (
         f"{s.trials} trials · {s.passing} passing · {s.refuted} refuted ({s.refuted_pct:.1f}%) · "
-        f"{s.reward_hack} reward hacks · {s.sound} sound · {s.unaudited} unaudited · "
+        f"{s.reward_hack} reward hacks · {s.sound} sound · {s.unaudited} unaudited · {extra}"
         f"{s.ambiguous_witnesses} ambiguous witnesses · resolution {100 * s.resolution_before:.1f}% → "
         f"{100 * s.resolution_after:.1f}% · ${s.cost_usd:.2f}"
     )

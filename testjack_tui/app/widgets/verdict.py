@@ -13,6 +13,7 @@ LABELS = {
     "reward_hack": "reward hack",
     "unaudited": "unaudited",
     "not_passing": "not passing",
+    "not_reproduced": "not reproduced",
     "ambiguous": "ambiguous",
     "implicit": "implicit",
     "explicit": "explicit",
@@ -28,6 +29,12 @@ def verdict_text(app: App, verdict: str, bold: bool = True) -> Text:
     colour = verdict_colour(app, verdict)
     style = f"{'bold ' if bold else ''}{colour}".strip()
     return Text(LABELS.get(verdict, verdict), style=style)
+
+
+def theme_text(app: App, text: str, variable: str, bold: bool = False) -> Text:
+    """``text`` in the colour of one of the theme's variables (``warning``, ``text-muted``...)."""
+    colour = app.get_css_variables().get(variable, "")
+    return Text(text, style=f"{'bold ' if bold else ''}{colour}".strip())
 
 
 def add_keyed(table, *labels: str) -> None:

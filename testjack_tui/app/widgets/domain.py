@@ -1,0 +1,71 @@
+"""How the console words a task's input domain: constraints, where they come from, grounding.
+
+A witness outside the domain, or one whose input cannot be placed in it, never refutes; the
+labels say so wherever a witness's grounding is shown, so an analyst never reads such a
+witness's failure as a refutation.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import App
+
+from testjack_tui.app.widgets.verdict import theme_text
+from testjack_tui.model import Constraint, Grounding, Ruling, Witness
+
+# grounding -> (table label, theme variable for its colour)
+GROUNDING = {
+    Grounding.IN_DOMAIN.value: ("in domain", "text-success"),
+    Grounding.OUTSIDE_DOMAIN.value: ("outside: refutes nothing", "warning"),
+    Grounding.UNPLACED.value: ("unplaced: refutes nothing", "text-muted"),
+}
+
+
+def grounding_text(app: App, grounding: str | None) -> Text:
+    if grounding is None:
+        return Text("not placed", style="dim")
+    label, variable = GROUNDING.get(str(grounding), (str(grounding), "foreground"))
+    return theme_text(app, label, variable)
+
+
+def origin(c: Constraint) -> str:
+    """``stated`` (a sentence of P says it) or ``observed`` (P's examples and T0's inputs show it)."""
+    return "stated" if c.stated else "observed"
+
+
+def shorten(text: str, limit: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def ruling_text(app: App, ruling: Ruling | None) -> Text:
+    if ruling is None:
+        return Text("in force", style="dim")
+    return theme_text(app, f"ruled wrong #{ruling.id}", "error", bold=True)
+
+
+def grounding_line(app: App, w: Witness, texts: dict[str, str]) -> Text:
+    """One line for a witness's detail: where its input lies, what it breaks, whether it may refute."""
+    order = {cid: i for i, cid in enumerate(texts)}  # the domain's own order, not the ids'
+
+    def named(ids: list[str]) -> str:
+        return "; ".join(f"“{texts.get(i, i)}”" for i in sorted(ids, key=lambda i: order.get(i, len(order))))
+
+    g = str(w.grounding) if w.grounding is not None else None
+    if g == Grounding.OUTSIDE_DOMAIN.value:
+        return Text.assemble(
+            theme_text(app, "outside the input domain", "warning", bold=True),
+            f": breaks {named(w.breaks) or 'a constraint'}. ",
+            theme_text(app, "It refutes nothing.", "warning", bold=True),
+        )
+    if g == Grounding.UNPLACED.value:
+        return Text.assemble(
+            theme_text(app, "unplaced", "text-muted", bold=True),
+            ": its input cannot be checked against the domain (not a call with literal arguments). ",
+            theme_text(app, "It refutes nothing.", "text-muted", bold=True),
+        )
+    if g == Grounding.IN_DOMAIN.value:
+        said = (f": meets {named(w.meets)}" if w.meets
+                else " (the task's domain states no constraint)" if not texts else ": no constraint applies to its calls")
+        return Text.assemble(theme_text(app, "in the input domain", "text-success"), said)
+    return Text("not placed against the input domain yet", style="dim")

@@ -232,3 +232,11 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply["tool_calls"] else "stop"}],
         "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c},
     }
+
+
+def make(server: "ScriptedServer", **options: Any):
+    """An LLM author talking to ``server`` (no backoff between retries, so tests stay fast)."""
+    from testjack_tui.authors.llm import LLMAuthor
+
+    options = {"base_url": server.base_url, "api_key": "k", "model": "scripted", "backoff_s": 0.0, **options}
+    return LLMAuthor(**options)

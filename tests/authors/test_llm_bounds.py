@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, answer, flood, tool_call, tool_calls, trickle
+from scripted_server import ScriptedServer, make, answer, flood, tool_call, tool_calls, trickle
 
 from store import Store
 from testjack_tui.audit import Audit, AuditOptions
@@ -33,23 +33,6 @@ CHECKLIST = {"items": [{"text": "an empty list gives no chunks", "kind": "explic
 MB = 1024 * 1024
 
 
-@pytest.fixture
-def server():
-    with ScriptedServer() as s:
-        yield s
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "t.db")
-    import_path(s, MINI)
-    yield s
-    s.close()
-
-
-def make(server, **options) -> LLMAuthor:
-    options = {"base_url": server.base_url, "api_key": "k", "model": "scripted", "backoff_s": 0.0, **options}
-    return LLMAuthor(**options)
 
 
 def context(store, author, trial_id: str | None = "chunk-t3", cancel: threading.Event | None = None):

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, answer, garbage, rate_limited, server_error, tool_call, tool_calls
+from scripted_server import ScriptedServer, make, answer, garbage, rate_limited, server_error, tool_call, tool_calls
 
 from store import Store
 from testjack_tui.audit import Audit, AuditOptions
@@ -24,23 +24,6 @@ from testjack_tui.model import EvidenceKind, Evidence
 MINI = Path(__file__).resolve().parents[2] / "sample_runs" / "mini"
 
 
-@pytest.fixture
-def server():
-    with ScriptedServer() as s:
-        yield s
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "t.db")
-    import_path(s, MINI)
-    yield s
-    s.close()
-
-
-def make(server, **options) -> LLMAuthor:
-    options = {"base_url": server.base_url, "api_key": "k", "model": "scripted", "backoff_s": 0.0, **options}
-    return LLMAuthor(**options)
 
 
 def context(store, author, trial_id: str | None = "chunk-t3"):

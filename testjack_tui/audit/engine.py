@@ -27,7 +27,7 @@ from testjack_tui.audit.validation import Validator
 from testjack_tui.audit.verdicts import AUDITED_STEP, AUTHOR_FAILED_STEP, passing_trials, recompute_task
 from testjack_tui.domain import build_domain
 from testjack_tui.authors.base import Author, AuthorContext, AuthorFailed, make_author
-from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Mode, Origin, Task, Trial, Verdict, WitnessStatus
+from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Mode, Origin, Task, Trial, Verdict, Witness, WitnessStatus
 
 DEFAULT_ROUNDS = 3  # the paper's budget of audit rounds per task
 
@@ -186,7 +186,7 @@ class Audit:
             task=task,
             trial=trial,
             evidence=self.store.list_evidence(self.run.id, trial.id) if trial else [],
-            witnesses=self.store.list_witnesses(self.run.id, task.id, status=str(WitnessStatus.VALIDATED)),
+            witnesses=self._known_witnesses(task, trial),
             world_request=lambda world, trial=trial, **kw: self.service.world_request(task, world, trial, **kw),
             execute=self.service.run,
             read_file=lambda world, path, trial=trial: read_world_file(task, world, trial, path),
@@ -198,6 +198,16 @@ class Audit:
                 "trial": self.store.llm_totals(self.run.id, trial.id) if trial else (0, 0.0),
             },
         )
+
+    def _known_witnesses(self, task: Task, trial: Trial | None) -> list[Witness]:
+        """The validated witnesses an author may build on: the task's, less this step's own.
+
+        A step runs once; only a killed step runs again, and what it validated before the kill
+        must not change what its author proposes now (the validator still shares it).
+        """
+        own = (Origin.AUDIT, trial.id) if trial is not None else (Origin.TASK_ANALYSIS, None)
+        return [w for w in self.store.list_witnesses(self.run.id, task.id, status=str(WitnessStatus.VALIDATED))
+                if (w.origin, w.found_on) != own]
 
     def _audit_task(self, task: Task) -> None:
         task = self.store.get_task(self.run.id, task.id)

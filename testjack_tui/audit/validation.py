@@ -37,6 +37,7 @@ from testjack_tui.worlds.request import STATUS_OK, ExecResult
 REFERENCE_RUNS = 3
 TRIAL_RUNS = 2
 LOG_LIMIT = 8000
+REFINED = "refined into a new candidate"  # the discard reason of a candidate its author refined
 
 
 def witness_id(run_id: str, task_id: str, code: str) -> str:
@@ -90,7 +91,7 @@ class Validator:
             w = self._witness_for(task, cand, origin, found_on, ctx)
             if w.status == WitnessStatus.VALIDATED:
                 validated.append(w)
-            elif w.status == WitnessStatus.CANDIDATE:
+            elif self._open(w, origin, found_on):
                 pending.append((cand, w))
         for attempt in range(self.refinements + 1):
             if not pending:
@@ -116,18 +117,33 @@ class Validator:
                     self._say(f"discarded a candidate for: {w.requirement}")
                     continue
                 w.status = WitnessStatus.DISCARDED
-                w.discard_reason = "refined into a new candidate"
+                w.discard_reason = REFINED
                 self.store.put_witness(w)
                 nw = self._witness_for(task, refined, origin, found_on, ctx, attempts=w.attempts + 1)
                 if nw.status == WitnessStatus.VALIDATED:
                     validated.append(nw)
-                elif nw.status == WitnessStatus.CANDIDATE:
+                elif self._open(nw, origin, found_on):
                     next_round.append((refined, nw))
             pending = next_round
         validated += self._left_by_a_kill(task, origin, found_on, validated)
         for w in validated:
             self._record_null(task, w)
         return validated
+
+    @staticmethod
+    def _open(w: Witness, origin: Origin, found_on: str | None) -> bool:
+        """Still to be certified: a candidate, or one this same step refined before it was killed.
+
+        A kill between discarding a refined candidate and writing its successor would lose the
+        successor: such a candidate, proposed again by the step that refined it, is refined again
+        (its reference runs are cached), which finds or writes the successor.
+        """
+        if w.status == WitnessStatus.CANDIDATE:
+            return True
+        return (
+            w.status == WitnessStatus.DISCARDED and w.discard_reason == REFINED and origin != Origin.MANUAL
+            and w.origin == origin and w.found_on == found_on
+        )
 
     def _left_by_a_kill(
         self, task: Task, origin: Origin, found_on: str | None, validated: list[Witness]
@@ -208,7 +224,13 @@ class Validator:
     def share(self, task: Task, witnesses: list[Witness], trials: list[Trial]) -> None:
         """Run each witness on every given trial (twice) unless already done; mark flaky ones."""
         for trial in trials:
-            todo = [w for w in witnesses if trial.id not in self.store.witness_results(w.id)]
+            todo = []
+            for w in witnesses:
+                done = self.store.witness_results(w.id).get(trial.id)
+                if done is None:
+                    todo.append(w)
+                else:  # a kill may have come between a result and its flaky mark
+                    self._mark_if_flaky(w, trial.id, done.runs)
             if not todo:
                 continue
             batch = self._batch(task, WorldKind.MODEL, trial, todo, TRIAL_RUNS)
@@ -220,11 +242,14 @@ class Validator:
                     runs = [outcome_of(r, w.path) for r in source]
                 shown = next((r for r in source if outcome_of(r, w.path) != Outcome.PASS), source[0])
                 self._put(w, trial.id, runs, shown)
-                passes = [o == Outcome.PASS for o in runs]
-                if any(passes) and not all(passes) and not w.flaky:
-                    w.flaky = True
-                    self.store.put_witness(w)
-                    self._say(f"witness {w.id} is flaky on {trial.id}: it refutes nothing")
+                self._mark_if_flaky(w, trial.id, runs)
+
+    def _mark_if_flaky(self, w: Witness, trial_id: str, runs: list[str]) -> None:
+        passes = [o == Outcome.PASS for o in runs]
+        if any(passes) and not all(passes) and not w.flaky:
+            w.flaky = True
+            self.store.put_witness(w)
+            self._say(f"witness {w.id} is flaky on {trial_id}: it refutes nothing")
 
     def complete(self, task: Task, trials: list[Trial]) -> int:
         """Fill every gap in the task's witness runs; returns how many witnesses had one.
@@ -235,9 +260,12 @@ class Validator:
         """
         gaps = 0
         for w in self.store.list_witnesses(task.run_id, task.id, status=str(WitnessStatus.VALIDATED)):
+            have = self.store.witness_results(w.id)
+            for t in trials:
+                if t.id in have:
+                    self._mark_if_flaky(w, t.id, have[t.id].runs)
             if w.flaky:
                 continue
-            have = self.store.witness_results(w.id)
             missing = [t for t in trials if t.id not in have]
             if "null" not in have or missing:
                 gaps += 1

@@ -361,13 +361,14 @@ FEW_TRIALS_POLICIES = ("refute", "ambiguous")
 
 
 def classify(kind: RequirementKind, rho: float | None, passing: int | None = None,
-             few_trials: str = "refute") -> Classification:
+             few_trials: str = "ambiguous") -> Classification:
     """Appendix A.2: explicit always refutes; implicit refutes while rho <= 1/2, else ambiguous.
 
     With one or two passing trials rho is 0, 1/2 or 1 by construction: "most trials skip it"
-    means one trial. ``few_trials`` says what then holds: ``refute`` (the default: an implicit
-    witness that the reference passes and whose input lies in the domain refutes, as with rho
-    <= 1/2) or ``ambiguous`` (the letter of A.2: rho > 1/2 is a prompt defect).
+    means one trial. ``few_trials`` says what then holds: ``ambiguous`` (the default, the letter
+    of A.2: rho > 1/2 is a prompt defect) or ``refute`` (an implicit witness that the reference
+    passes and whose input lies in the domain refutes, as with rho <= 1/2). Measured on the
+    corpora (README): ``refute`` refutes far more false passes and also more correct trials.
     """
     if kind == RequirementKind.EXPLICIT:
         return Classification.EXPLICIT

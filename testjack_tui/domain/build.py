@@ -17,7 +17,7 @@ from testjack_tui.authors.offline.examples import extract_examples
 from testjack_tui.authors.offline.inputs import CallArgs, aliases_in_tests, calls_in_source, resolve_annotation
 from testjack_tui.authors.offline.signatures import Target, changed_functions, test_files
 from testjack_tui.domain.checks import bind, holds
-from testjack_tui.domain.observed import ANY, alphabet, annotation_model, merge, shape_model
+from testjack_tui.domain.observed import ANY, alphabet, annotation_model, merge, shape_model, trimmed
 from testjack_tui.domain.stated import Found, Param, stated_constraints
 from testjack_tui.model import Constraint, Task
 
@@ -84,11 +84,14 @@ def _observed(name: str, target: Target, seeds: list[CallArgs]) -> list[Found]:
                              {"op": "shape", "param": p.name, "shapes": model}))
         classes = alphabet(values)
         if classes is not None:
-            wide = sorted(c for c in classes if c in ("alpha", "digit", "space"))
+            wide = sorted(c for c in classes if c in ("alpha", "digit", "space"))  # space: ' ' itself
             chars = "".join(sorted(c for c in classes if c not in ("alpha", "digit", "space")))
             shown = " ".join(wide) + (f" {chars!r}" if chars else "")
             out.append(Found("charset", f"{p.name} is made of {shown.strip()} (as its inputs are)", OBSERVED, [p.name],
                              {"op": "charset", "param": p.name, "classes": wide, "chars": chars}))
+        if trimmed(values):
+            out.append(Found("trimmed", f"{p.name} has no leading or trailing whitespace (as its inputs have none)",
+                             OBSERVED, [p.name], {"op": "trimmed", "param": p.name}))
     return out
 
 

@@ -81,7 +81,7 @@ def _compare(check: dict[str, Any], args: Bound) -> bool | None:
 
 _CLASSES = {
     "lower": str.islower, "upper": str.isupper, "alpha": str.isalpha, "digit": str.isdigit,
-    "space": str.isspace,
+    "space": lambda ch: ch == " ",
 }
 
 
@@ -93,8 +93,8 @@ def char_classes(text: str) -> set[str]:
             out.add("alpha")
         elif ch.isdigit() and ch.isascii():
             out.add("digit")
-        elif ch.isspace():
-            out.add("space")
+        elif ch == " ":
+            out.add("space")  # a newline or a tab is a character of its own: P's inputs rarely show one
         else:
             out.add(ch)
     return out
@@ -220,6 +220,9 @@ def holds(check: dict[str, Any], args: Bound) -> bool | None:
         if texts is None:
             return None
         return all(re.fullmatch(check["pattern"], s) is not None for s in texts)
+    if op == "trimmed":
+        texts = _strings(args.get(check["param"], _MISSING))
+        return None if texts is None else all(t == t.strip() for t in texts if t)
     if op == "sorted":
         v = args.get(check["param"], _MISSING)
         if not isinstance(v, (list, tuple)):

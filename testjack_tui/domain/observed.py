@@ -3,9 +3,9 @@
 These constraints are observed, not stated: a parameter P's examples and T0 always pass a list
 of integers to is not probed with a list of strings, and a string parameter whose inputs only
 ever hold letters and spaces is not probed with ``'#'``. Classes are kept wide on purpose
-(letters of either case, any whitespace, any digit): a newline where the inputs show spaces, or
-upper case where they show lower case, is a case the task is about; a character of a kind the
-inputs never show is not.
+(letters of either case, any digit): upper case where the inputs show lower case is a case the
+task is about; a character of a kind the inputs never show (a newline where they show spaces, a
+``'#'``) is not. Strings none of which starts or ends with a space keep that shape too.
 """
 
 from __future__ import annotations
@@ -123,3 +123,11 @@ def alphabet(values: list[Any]) -> set[str] | None:
     for t in texts:
         out |= char_classes(t)
     return out
+
+
+def trimmed(values: list[Any]) -> bool:
+    """Whether the seed strings (enough of them, non-blank) never start or end with whitespace."""
+    texts = [v for v in values if isinstance(v, str)]
+    texts += [x for v in values if isinstance(v, (list, tuple)) for x in v if isinstance(x, str)]
+    texts = [t for t in texts if t.strip()]
+    return len(texts) >= MIN_STRINGS and all(t == t.strip() for t in texts)

@@ -84,6 +84,8 @@ WITNESS = 'from solution import f\n\ndef test_it():\n    assert f({args}) == 1\n
     ({"op": "charset", "param": "a", "classes": [], "chars": "01"}, "'0110', 0", "'0120', 0"),
     ({"op": "sorted", "param": "a"}, "[1, 2, 2], 0", "[2, 1], 0"),
     ({"op": "balanced", "param": "a"}, "'(()) ()', 0", "')(', 0"),
+    ({"op": "trimmed", "param": "a"}, "'o o|', 0", "' ', 0"),
+    ({"op": "charset", "param": "a", "classes": ["space", "alpha"], "chars": ""}, "'a b', 0", "'a\\nb', 0"),
     ({"op": "prime", "param": "b", "negate": True}, "0, 15", "0, 31"),
     ({"op": "shape", "param": "a", "shapes": {"kinds": ["list"], "list": {"kinds": ["float"]}}}, "[1.0, 2], 0", "['x'], 0"),
 ])

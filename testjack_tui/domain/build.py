@@ -73,6 +73,8 @@ def _observed(name: str, target: Target, seeds: list[CallArgs]) -> list[Found]:
         values = [bind(names, s)[p.name] for s in seeds if p.name in bind(names, s)]
         seen = shape_model(values) if values else False
         typed = annotation_model(resolve_annotation(p.annotation)) if p.annotation else False
+        if _bare_container(typed) and seen not in (False, ANY):
+            typed = False  # ``list`` alone says nothing of its elements: the inputs' elements stand
         if seen is ANY or typed is ANY or (seen is False and typed is False):
             model = ANY
         else:
@@ -108,6 +110,13 @@ def describe(model: dict[str, Any] | None) -> str:
         else:
             parts.append(kind)
     return "|".join(parts)
+
+
+def _bare_container(model: Any) -> bool:
+    if not isinstance(model, dict) or len(model["kinds"]) != 1:
+        return False
+    kind = model["kinds"][0]
+    return kind in ("list", "tuple", "set", "dict") and model.get(kind) is ANY
 
 
 def _consistent(found: Found, signature: list[str], seeds: list[CallArgs]) -> bool:

@@ -220,6 +220,12 @@ def holds(check: dict[str, Any], args: Bound) -> bool | None:
         if texts is None:
             return None
         return all(re.fullmatch(check["pattern"], s) is not None for s in texts)
+    if op == "case":
+        texts = _strings(args.get(check["param"], _MISSING))
+        if texts is None:
+            return None
+        wrong = str.islower if check["case"] == "upper" else str.isupper
+        return not any(wrong(ch) for t in texts for ch in t)
     if op == "trimmed":
         texts = _strings(args.get(check["param"], _MISSING))
         return None if texts is None else all(t == t.strip() for t in texts if t)

@@ -359,7 +359,19 @@ def _primes(sentence: str, params: dict[str, Param]) -> list[Found]:
     return out
 
 
-READERS = (_primes, _comparisons, _phrase_bounds, _signs, _sizes, _alphabets, _formats, _order, _balanced)
+def _letter_case(sentence: str, params: dict[str, Param]) -> list[Found]:
+    """ "letters are always uppercase", "the input is in lower case": the case of every letter."""
+    out: list[Found] = []
+    m = re.search(r"\b(?:are|is|be)\s+(?:always\s+|all\s+)?(?:in\s+)?(upper|lower)[- ]?case\b", sentence, re.I)
+    if m and _before_return(sentence, m.start()) and not re.search(r"\b(?:if|whether|check)\b", sentence[:m.start()], re.I):
+        case = m.group(1).lower()
+        for n in _bind(sentence, sentence, params, ("str", "list")):
+            out.append(Found("charset", f"the letters of {n} are {case} case", sentence, [n],
+                             {"op": "case", "param": n, "case": case}))
+    return out
+
+
+READERS = (_letter_case, _primes, _comparisons, _phrase_bounds, _signs, _sizes, _alphabets, _formats, _order, _balanced)
 
 
 def stated_constraints(prompt: str, params: dict[str, Param]) -> list[Found]:

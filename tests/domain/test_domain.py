@@ -60,6 +60,11 @@ def test_properties_of_integers_and_brackets():
     assert ("balanced", "the brackets in s are balanced") in _read("The groups in s are balanced.", s={"str"})
 
 
+def test_the_case_of_letters():
+    assert ("charset", "the letters of num are upper case") in _read(
+        "Symbols A, B, C in num are always uppercase.", num={"str"})
+
+
 def test_alphabets_formats_and_order():
     assert ("charset", "bits consists only of '01'") in _read("The string bits consists only of 1s and 0s.", bits={"str"})
     assert ("charset", "s consists only of lower") in _read("s contains only lowercase letters.", s={"str"})
@@ -84,6 +89,7 @@ WITNESS = 'from solution import f\n\ndef test_it():\n    assert f({args}) == 1\n
     ({"op": "charset", "param": "a", "classes": [], "chars": "01"}, "'0110', 0", "'0120', 0"),
     ({"op": "sorted", "param": "a"}, "[1, 2, 2], 0", "[2, 1], 0"),
     ({"op": "balanced", "param": "a"}, "'(()) ()', 0", "')(', 0"),
+    ({"op": "case", "param": "a", "case": "upper"}, "'AB1', 0", "'Ab', 0"),
     ({"op": "trimmed", "param": "a"}, "'o o|', 0", "' ', 0"),
     ({"op": "charset", "param": "a", "classes": ["space", "alpha"], "chars": ""}, "'a b', 0", "'a\\nb', 0"),
     ({"op": "prime", "param": "b", "negate": True}, "0, 15", "0, 31"),

@@ -125,7 +125,8 @@ class TaskView:
         if any(call_key(name, a.source()) == key for _, a in self.examples_of(name)):
             return True
         strings = [v for v in (*call.args, *(v for _, v in call.kwargs)) if isinstance(v, str)]
-        return bool(strings) and any(s.strip() for s in strings) and all(prompt_mentions(self.prompt, s) for s in strings)
+        # every string must be one P writes down: an empty or blank one is "mentioned" anywhere
+        return bool(strings) and all(s.strip() and prompt_mentions(self.prompt, s) for s in strings)
 
 
 def existing_calls(ctx: AuthorContext) -> set[str]:

@@ -24,7 +24,7 @@ from testjack_tui.audit.evaluator import evaluate_task
 from testjack_tui.audit.execution import Cancelled, ExecutionService, RunMany, read_world_file
 from testjack_tui.audit.fewest import set_aside_twins
 from testjack_tui.audit.validation import Validator
-from testjack_tui.audit.verdicts import AUDITED_STEP, AUTHOR_FAILED_STEP, passing_trials, recompute_task
+from testjack_tui.audit.verdicts import AUDITED_STEP, AUTHOR_FAILED_STEP, FEW_TRIALS_STEP, passing_trials, recompute_task
 from testjack_tui.domain import build_domain
 from testjack_tui.authors.base import Author, AuthorContext, AuthorFailed, make_author
 from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Mode, Origin, Task, Trial, Verdict, Witness, WitnessStatus
@@ -110,8 +110,6 @@ class Audit:
         )
         status = "done"
         if opts.few_trials is not None:
-            from testjack_tui.audit.verdicts import FEW_TRIALS_STEP
-
             self.store.mark_step(self.run.id, FEW_TRIALS_STEP, opts.few_trials)
         try:
             tasks = self.store.list_tasks(self.run.id)
@@ -238,7 +236,6 @@ class Audit:
         self._slow_findings(task, trials)
         if set_aside_twins(self.store, task):  # every witness has now run on every passing trial
             recompute_task(self.store, task)
-        recompute_task(self.store, task)
         self._step(f"witnesses done for {task.id}")
 
     def _slow_findings(self, task: Task, trials: list[Trial]) -> None:
@@ -308,8 +305,9 @@ class Audit:
             if reqs:
                 self.store.put_requirements(reqs)
             candidates = self.author.audit_trial(ctx)
-            kept = [e for e in self.store.list_evidence(self.run.id, trial.id) if e.kind != EvidenceKind.SLOW]
-            if ctx.findings or len(kept) != len(self.store.list_evidence(self.run.id, trial.id)):
+            have = self.store.list_evidence(self.run.id, trial.id)
+            kept = [e for e in have if e.kind != EvidenceKind.SLOW]
+            if ctx.findings or len(kept) != len(have):
                 self.store.replace_evidence(self.run.id, trial.id, kept + ctx.findings)
             witnesses = self.validator.validate(ctx, candidates, Origin.AUDIT, trial.id)
             self.validator.share(task, witnesses, trials)

@@ -142,8 +142,8 @@ def recompute_task(store: Store, task: Task) -> dict[str, VerdictRecord]:
     trial_rulings = store.effective_rulings(run_id, "trial")
     witnesses = store.list_witnesses(run_id, task.id, status=str(WitnessStatus.VALIDATED))
     results = {w.id: {k: str(v.outcome) for k, v in store.witness_results(w.id).items()} for w in witnesses}
-    wrong = set(store.effective_rulings(run_id, "constraint"))
-    few_trials = str(store.get_step(run_id, FEW_TRIALS_STEP) or "ambiguous")  # constraints an analyst ruled wrong
+    wrong = set(store.effective_rulings(run_id, "constraint"))  # constraints an analyst ruled wrong
+    few_trials = str(store.get_step(run_id, FEW_TRIALS_STEP) or "ambiguous")
     for w in witnesses:
         rho = rho_of(w, results[w.id], passing)
         seen = sum(1 for t in passing if t in results[w.id])

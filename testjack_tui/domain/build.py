@@ -68,9 +68,9 @@ def seeds_of(task: Task, name: str, read_file: ReadFile) -> list[CallArgs]:
 
 def _observed(name: str, target: Target, seeds: list[CallArgs]) -> list[Found]:
     out: list[Found] = []
-    names = [p.name for p in target.params]
-    for i, p in enumerate(target.params):
-        values = [bind(names, s)[p.name] for s in seeds if p.name in bind(names, s)]
+    bound = [bind([p.name for p in target.params], s) for s in seeds]
+    for p in target.params:
+        values = [b[p.name] for b in bound if p.name in b]
         seen = shape_model(values) if values else False
         typed = annotation_model(resolve_annotation(p.annotation)) if p.annotation else False
         if _bare_container(typed) and seen not in (False, ANY):
@@ -130,8 +130,8 @@ def build_domain(task: Task, read_file: ReadFile) -> list[Constraint]:
         target = targets[name]
         signature = [p.name for p in target.params]
         seeds = seeds_of(task, name, read_file)
-        params = {p.name: Param(p.name, _kinds(p.annotation, [bind(signature, s).get(p.name) for s in seeds
-                                                               if p.name in bind(signature, s)]))
+        bound = [bind(signature, s) for s in seeds]
+        params = {p.name: Param(p.name, _kinds(p.annotation, [b[p.name] for b in bound if p.name in b]))
                   for p in target.params}
         stated = stated_constraints(task.prompt, params)
         for found, is_stated in [*((f, True) for f in stated), *((f, False) for f in _observed(name, target, seeds))]:

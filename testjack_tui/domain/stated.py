@@ -64,7 +64,7 @@ def sentences(prompt: str) -> list[str]:
         if line.startswith(">>>"):
             skip_next = True
             continue
-        if re.match(r"(def|class|from|import|return|@)\b", line) or any(a in line for a in ("➞", "==>", "=>", "➞")):
+        if re.match(r"(def|class|from|import|return|@)\b", line) or any(a in line for a in ("➞", "==>", "=>")):
             continue
         if re.match(r"^[\w.]+\(.*\)\s*(?:->|→|==|=)", line):  # an example line: f(x) -> y
             continue
@@ -168,7 +168,6 @@ def _phrase_bounds(sentence: str, params: dict[str, Param]) -> list[Found]:
 
 def _bind(sentence: str, after: str, params: dict[str, Param], kinds: tuple[str, ...]) -> list[str]:
     """The parameters a phrase is about: one named right after it, else the one of its kind."""
-    m = re.match(r"\s*(?:(?:of|with)\s+)?(?:[\w-]+\s+){0,3}?([A-Za-z_]\w*)", after)
     words = re.findall(r"[A-Za-z_]\w*", after[:60])
     for w in words[:5]:
         if w in params and params[w].is_(*kinds):
@@ -177,7 +176,6 @@ def _bind(sentence: str, after: str, params: dict[str, Param], kinds: tuple[str,
     if len(of_kind) == 1:
         return of_kind
     named = [n for n in of_kind if re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", sentence)]
-    del m
     return named if len(named) == 1 else []
 
 

@@ -38,7 +38,7 @@ from testjack_tui.authors.offline.inputs import (
     seed_floors,
     seed_number,
 )
-from testjack_tui.authors.offline.probe import Outcome, diverges, run_probe, slower
+from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, run_probe, slower
 from testjack_tui.domain.grounding import admits
 from testjack_tui.domain.timing import states_time_bound
 
@@ -52,8 +52,7 @@ from testjack_tui.authors.offline.signatures import (
     shared_targets,
     test_files,
 )
-from testjack_tui.authors.offline.witnesses import Spec, call_key, calls_in_witness, render, requirement_text
-from testjack_tui.authors.offline.probe import CALL_LIMIT_S
+from testjack_tui.authors.offline.witnesses import Spec, call_key, calls_in_witness, render, requirement_text, shorten
 from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Requirement, RequirementKind, WitnessStatus
 
 _IMPORT_FAILURES = ("ModuleNotFoundError", "ImportError", "AttributeError: module", "cannot import name")
@@ -310,28 +309,25 @@ class OfflineAuthor:
         for i, ((target, call), ref, mine) in enumerate(zip(meta, outs["reference"], outs["model"])):
             if slower(ref, mine) and not bounded:
                 # slowness is not wrongness: a finding of its own, never a witness that refutes
-                best = slow.get(target.name)
-                if best is None or call.size < best[0].size:
-                    slow[target.name] = (call, ref, mine)
-                late = timeouts.get(target.name)
-                if mine.status == "timeout" and (late is None or call.size < late[0].size):
-                    timeouts[target.name] = (call, ref, mine)
+                _keep_smallest(slow, target.name, (call, ref, mine))
+                if mine.status == "timeout":
+                    _keep_smallest(timeouts, target.name, (call, ref, mine))
                 continue
             if not (diverges(ref, mine) and amplify.usable(ref, view.prompt)):
                 continue
             if i in frontier and not _on_purpose(ref, stated_paths.get(target.name, set())):
                 continue
             found.setdefault(target.name, []).append((call, ref, mine))
+        known = existing_calls(ctx)
         timing: list[Candidate] = []
         for name, (call, ref, mine) in sorted(slow.items()):
             ctx.findings.append(slow_finding(ctx, name, accesses[name], call, ref, mine))
         for name, (call, ref, mine) in sorted(timeouts.items()):
-            if call_key(name, call.source()) not in existing_calls(ctx):
+            if call_key(name, call.source()) not in known:
                 # shared with every trial as a timing witness: each trial it times out on gets a
                 # slow finding of its own; it refutes nothing (P states no bound)
                 target = next(t for t in targets if t.name == name)
                 timing.append(self._divergence_candidate(view, target, accesses[name], call, ref, mine))
-        known = existing_calls(ctx)
         shown = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=True)}
         twins = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=False)}
         out: list[Candidate] = []
@@ -437,13 +433,15 @@ def slow_finding(ctx: AuthorContext, name: str, access: Access, call: CallArgs, 
         took = f"gives the reference's answer in {mine.seconds:.3f} s"
     return Evidence(
         run_id=ctx.task.run_id, trial_id=ctx.trial.id if ctx.trial else "", kind=EvidenceKind.SLOW,
-        detail=f"{name.rsplit('.', 1)[-1]}({_short_args(call.source())}): the reference answers in {ref_s}; the trial {took}",
+        detail=f"{name.rsplit('.', 1)[-1]}({shorten(call.source(), 200)}): the reference answers in {ref_s}; the trial {took}",
         detector="probe",
     )
 
 
-def _short_args(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def _keep_smallest(best: dict[str, tuple[CallArgs, Outcome, Outcome]], name: str,
+                   found: tuple[CallArgs, Outcome, Outcome]) -> None:
+    if name not in best or found[0].size < best[name][0].size:
+        best[name] = found
 
 
 def _on_purpose(ref: Outcome, stated_paths: set[str]) -> bool:

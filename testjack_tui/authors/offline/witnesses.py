@@ -74,15 +74,15 @@ def requirement_text(spec: Spec) -> str:
     if spec.raises:
         outcome = f"raises {spec.raises}"
     else:
-        outcome = f"returns {_short(spec.expected or '')}"
+        outcome = f"returns {shorten(spec.expected or '')}"
     if spec.deadline:
         outcome += f" within {spec.deadline:g} s"
     if spec.source == "prompt":
         return f"P's example: {spec.shown_call} {outcome}"
-    return f"{_short(spec.shown_call, 160)} {outcome}, as the reference does"
+    return f"{shorten(spec.shown_call, 160)} {outcome}, as the reference does"
 
 
-def _short(text: str, limit: int = 100) -> str:
+def shorten(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

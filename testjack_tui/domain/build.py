@@ -17,7 +17,7 @@ from testjack_tui.authors.offline.examples import extract_examples
 from testjack_tui.authors.offline.inputs import CallArgs, aliases_in_tests, calls_in_source, resolve_annotation
 from testjack_tui.authors.offline.signatures import Target, changed_functions, test_files
 from testjack_tui.domain.checks import bind, holds
-from testjack_tui.domain.observed import ANY, alphabet, annotation_model, merge, shape_model, trimmed
+from testjack_tui.domain.observed import ANY, alphabet, annotation_model, merge, shape_model, trimmed, vocabulary
 from testjack_tui.domain.stated import Found, Param, stated_constraints
 from testjack_tui.model import Constraint, Task
 
@@ -94,6 +94,10 @@ def _observed(name: str, target: Target, seeds: list[CallArgs]) -> list[Found]:
         if trimmed(values):
             out.append(Found("trimmed", f"{p.name} has no leading or trailing whitespace (as its inputs have none)",
                              OBSERVED, [p.name], {"op": "trimmed", "param": p.name}))
+        words = vocabulary(values)
+        if words is not None:
+            out.append(Found("vocabulary", f"{p.name} is made of the words {' '.join(map(repr, words))} (as its inputs are)",
+                             OBSERVED, [p.name], {"op": "vocabulary", "param": p.name, "words": words}))
     return out
 
 

@@ -6,6 +6,12 @@ ever hold letters and spaces is not probed with ``'#'``. Classes are kept wide o
 (letters of either case, any digit): upper case where the inputs show lower case is a case the
 task is about; a character of a kind the inputs never show (a newline where they show spaces, a
 ``'#'``) is not. Strings none of which starts or ends with a space keep that shape too.
+
+A string parameter whose inputs are words drawn again and again from a few (a notation of notes,
+of moves, of number names) has a closed vocabulary: its inputs never show a word outside it, and
+the reference's answer on such a word is an accident of its parsing, not something P asks for.
+A vocabulary is closed only when its words recur (many more uses than words), so free text, where
+nearly every word is new, never has one.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from testjack_tui.domain.checks import char_classes
 
 ANY = None  # a model that admits every value
 MIN_STRINGS = 2  # fewer non-empty seed strings than this say nothing about the alphabet
+MAX_WORDS = 12  # a closed vocabulary is small ...
+MIN_REUSE = 3  # ... and each of its words is used this many times on average
 
 
 def shape_model(values: list[Any], depth: int = 0) -> dict[str, Any] | None:
@@ -127,7 +135,25 @@ def alphabet(values: list[Any]) -> set[str] | None:
 
 def trimmed(values: list[Any]) -> bool:
     """Whether the seed strings (enough of them, non-blank) never start or end with whitespace."""
+    texts = [t for t in _texts(values) if t.strip()]
+    return len(texts) >= MIN_STRINGS and all(t == t.strip() for t in texts)
+
+
+def _texts(values: list[Any]) -> list[str]:
     texts = [v for v in values if isinstance(v, str)]
     texts += [x for v in values if isinstance(v, (list, tuple)) for x in v if isinstance(x, str)]
-    texts = [t for t in texts if t.strip()]
-    return len(texts) >= MIN_STRINGS and all(t == t.strip() for t in texts)
+    return texts
+
+
+def vocabulary(values: list[Any]) -> list[str] | None:
+    """The few whitespace-separated words the seed strings are all made of; None: not a closed set."""
+    texts = [t for t in _texts(values) if t.strip()]
+    if len(texts) < MIN_STRINGS:
+        return None
+    words = [w for t in texts for w in t.split()]
+    distinct = set(words)
+    if len(distinct) < 2 or len(distinct) > MAX_WORDS or len(words) < MIN_REUSE * len(distinct):
+        return None
+    if not any(len(t.split()) > 1 for t in texts):
+        return None  # no input is a sequence of words: there is no notation to speak of
+    return sorted(distinct)

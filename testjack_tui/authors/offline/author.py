@@ -25,6 +25,7 @@ from typing import Any
 
 from testjack_tui.authors.base import AuthorContext, Candidate
 from testjack_tui.authors.offline import amplify
+from testjack_tui.authors.offline.boundary import on_boundary
 from testjack_tui.authors.offline.examples import Example, extract_examples, prompt_mentions
 from testjack_tui.authors.offline.inputs import (
     CallArgs,
@@ -251,7 +252,9 @@ class OfflineAuthor:
             i += len(seeds)
             mut_out = list(zip(mutated, outcomes[i : i + len(mutated)]))
             i += len(mutated)
-            for call, res in amplify.select(seed_out, mut_out, view.prompt, cap=self.per_function):
+            chosen = amplify.select(seed_out, mut_out, view.prompt, cap=self.per_function)
+            ties = on_boundary(ctx, [(target.name, access.expr, c) for c, _ in chosen], imports)
+            for call, res in (pick for k, pick in enumerate(chosen) if k not in ties):
                 spec = Spec(target.name, access, call.source(), res.repr if res.returned else None,
                             res.type_name if res.raised else None, "amplified",
                             "The input is one of T0's inputs with one literal changed.")
@@ -318,6 +321,7 @@ class OfflineAuthor:
             if i in frontier and not _on_purpose(ref, stated_paths.get(target.name, set())):
                 continue
             found.setdefault(target.name, []).append((call, ref, mine))
+        _drop_ties(ctx, found, accesses, imports)
         known = existing_calls(ctx)
         timing: list[Candidate] = []
         for name, (call, ref, mine) in sorted(slow.items()):
@@ -422,6 +426,16 @@ class OfflineAuthor:
             "probe": "A differential probe found that the trial and the reference disagree here.",
         }[spec.source]
         return Candidate(requirement=requirement_text(spec), kind=kind, code=code, note=note)
+
+
+def _drop_ties(ctx: AuthorContext, found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]],
+               accesses: dict[str, Access], imports: dict[str, list[str]]) -> None:
+    """Forget the divergences whose input is a tie for the reference (see ``boundary``)."""
+    checked = [(name, d) for name in sorted(found) for d in sorted(found[name], key=lambda d: (d[0].size, d[0].key))]
+    ties = on_boundary(ctx, [(name, accesses[name].expr, d[0]) for name, d in checked], imports)
+    for k in ties:
+        name, d = checked[k]
+        found[name].remove(d)
 
 
 def slow_finding(ctx: AuthorContext, name: str, access: Access, call: CallArgs, ref: Outcome, mine: Outcome) -> Evidence:

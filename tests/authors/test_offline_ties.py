@@ -1,0 +1,52 @@
+"""The offline author and ties: no witness on an input where the reference's answer is a tie-break.
+
+``closest(numbers)`` returns the two closest numbers; when two pairs are equally close P does not
+say which wins. The reference keeps the first pair it meets, ``last-tie`` the last, ``first-tie``
+the first of the sorted order: all three are correct. ``adjacent`` only compares neighbours, a
+real defect on inputs whose closest pair is not adjacent. Run once with the boundary check off
+(the control: some probe input is a tie, and its witness refutes correct trials) and once on.
+"""
+
+import json
+
+import pytest
+
+import testjack_tui.authors.offline.boundary as boundary
+from store import Store
+from testjack_tui.audit import Audit
+from testjack_tui.audit.engine import AuditOptions
+from testjack_tui.formats.importing import import_path
+from testjack_tui.model import Verdict
+
+PROBLEM = {'task_id': 'Tie/0', 'entry_point': 'closest', 'prompt': 'def closest(numbers: list) -> tuple:\n    """From a list of at least two numbers, return the two closest to each other, smaller first.\n    >>> closest([1.0, 2.0, 3.9, 5.0])\n    (1.0, 2.0)\n    """\n', 'canonical_solution': '    best = None\n    for i in range(len(numbers)):\n        for j in range(i + 1, len(numbers)):\n            a, b = sorted((numbers[i], numbers[j]))\n            if best is None or b - a < best[1] - best[0]:\n                best = (a, b)\n    return best\n', 'test': 'def check(candidate):\n    assert candidate([1.0, 2.0, 3.9, 5.0]) == (1.0, 2.0)\n    assert candidate([1.0, 5.0, 5.9, 3.0]) == (5.0, 5.9)\n    assert candidate([7.5, 1.25, 2.0]) == (1.25, 2.0)\n'}
+SAMPLES = [
+    {'id': 'last-tie', 'task_id': 'Tie/0', 'completion': '    best = None\n    for i in range(len(numbers)):\n        for j in range(i + 1, len(numbers)):\n            a, b = sorted((numbers[i], numbers[j]))\n            if best is None or b - a <= best[1] - best[0]:\n                best = (a, b)\n    return best\n'},
+    {'id': 'first-tie', 'task_id': 'Tie/0', 'completion': '    s = sorted(numbers)\n    pairs = [(s[k], s[k + 1]) for k in range(len(s) - 1)]\n    return min(pairs, key=lambda p: p[1] - p[0])\n'},
+    {'id': 'adjacent', 'task_id': 'Tie/0', 'completion': '    pairs = [tuple(sorted((numbers[k], numbers[k + 1]))) for k in range(len(numbers) - 1)]\n    return min(pairs, key=lambda p: p[1] - p[0])\n'},
+    {'id': 'ref-a', 'task_id': 'Tie/0', 'completion': '    best = None\n    for i in range(len(numbers)):\n        for j in range(i + 1, len(numbers)):\n            a, b = sorted((numbers[i], numbers[j]))\n            if best is None or b - a < best[1] - best[0]:\n                best = (a, b)\n    return best\n'},
+    {'id': 'ref-b', 'task_id': 'Tie/0', 'completion': '    # same as the reference\n    best = None\n    for i in range(len(numbers)):\n        for j in range(i + 1, len(numbers)):\n            a, b = sorted((numbers[i], numbers[j]))\n            if best is None or b - a < best[1] - best[0]:\n                best = (a, b)\n    return best\n'},
+]
+
+
+def _audit(folder):
+    (folder / "problems.jsonl").write_text(json.dumps(PROBLEM) + "\n")
+    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in SAMPLES))
+    store = Store(folder / "testjack.db")
+    run_id = import_path(store, folder).run_id
+    options = AuditOptions(mode="per-trial", author="offline", workers=2, evidence=False)
+    assert Audit(store, run_id, options).execute() == "done"
+    return {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+
+
+def test_without_the_check_a_tie_refutes_correct_trials(tmp_path, monkeypatch):
+    monkeypatch.setattr(boundary, "MAX_CHECKED", 0)
+    verdicts = _audit(tmp_path)
+    assert Verdict.REFUTED in (verdicts["last-tie"], verdicts["first-tie"])
+
+
+def test_no_witness_on_a_tie_and_the_real_defect_is_still_refuted(tmp_path):
+    verdicts = _audit(tmp_path)
+    assert verdicts["adjacent"] == Verdict.REFUTED
+    assert verdicts["last-tie"] == verdicts["first-tie"] == Verdict.SOUND
+    assert verdicts["ref-a"] == verdicts["ref-b"] == Verdict.SOUND
+

@@ -39,7 +39,8 @@ pass reported slow (codet-dev). A target whose corpus or half was not run is "no
     .venv/bin/python benchmarks/bench_evalplus.py [--corpus evalplus-dev|codet-dev|evalperf-dev|all]
         [--half even|odd|both] [--tasks N,M,...] [--limit-per-task K]
         [--mode MODE] [--evalplus-mode MODE] [--codet-mode MODE] [--evalperf-mode MODE]
-        [--workers 2] [--evidence] [--store DIR] [--json OUT] [--corpora-root DIR]
+        [--workers 2] [--evidence] [--few-trials ambiguous|refute] [--store DIR] [--json OUT]
+        [--corpora-root DIR]
 
 Quick looks: ``--corpus evalperf-dev --tasks 0,9`` or ``--corpus codet-dev --tasks 1,2
 --limit-per-task 5``. ``--tasks`` keeps only those HumanEval task numbers (within ``--half``);
@@ -89,13 +90,14 @@ def testjack(store: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
 
 
-def audit(store: Path, run_id: str, mode: str, workers: int, evidence: bool) -> int:
+def audit(store: Path, run_id: str, mode: str, workers: int, evidence: bool, few_trials: str | None = None) -> int:
     """The audit through the engine's API (the CLI has no switch for evidence); returns executions run."""
     from store import Store
     from testjack_tui.audit.engine import Audit, AuditOptions
 
     engine = Audit(Store(store), run_id,
-                   AuditOptions(mode=mode, author="offline", workers=workers, evidence=evidence))
+                   AuditOptions(mode=mode, author="offline", workers=workers, evidence=evidence,
+                                few_trials=few_trials))
     status = engine.execute()
     if status != "done":
         raise SystemExit(f"audit of {run_id} ended {status}")
@@ -121,7 +123,7 @@ def run_half(corpus: str, half: str, opts: argparse.Namespace, store: Path, tmp:
         raise SystemExit(f"import of {name} failed:\n{imported.stdout}\n{imported.stderr}")
     run_id = imported.stdout.strip().splitlines()[-1].strip()
     started = time.monotonic()
-    executions = audit(store, run_id, mode, int(opts.workers), opts.evidence)
+    executions = audit(store, run_id, mode, int(opts.workers), opts.evidence, opts.few_trials)
     wall = time.monotonic() - started
     reported = testjack(store, "report", run_id, "--format", "json")
     if reported.returncode != 0:
@@ -390,6 +392,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         ap.add_argument(f"--{corpus.split('-')[0]}-mode", default="", choices=["", *MODES],
                         help=f"audit mode for {corpus} (default {CORPORA[corpus].default_mode})")
     ap.add_argument("--workers", default="2")
+    ap.add_argument("--few-trials", choices=["ambiguous", "refute"], default=None,
+                    help="A.2 on tasks with one or two passing trials (default: the run's, else ambiguous); "
+                         "with --store, a finished slice is re-scored under it without re-auditing")
     ap.add_argument("--evidence", action="store_true",
                     help="also gather evidence (coverage, detectors, mutants); off by default: the author does not use it")
     ap.add_argument("--store", default="", help="keep the stores here, DIR/<corpus>.db (default: a temporary directory)")

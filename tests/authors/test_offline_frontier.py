@@ -93,6 +93,9 @@ def test_frontier_input_the_reference_handles_on_purpose_refutes(audited):
     store, run_id = audited
     verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
     assert verdicts["tri-bad"] == Verdict.REFUTED and verdicts["tri-ok"] == Verdict.SOUND
+    assert verdicts["pf-one"] == Verdict.SOUND and verdicts["pf-ok"] == Verdict.SOUND
+    assert not any("prime_factors(1)" in w.code or "prime_factors(0)" in w.code
+                   for w in _validated(store, run_id, "Edge/4"))
     refuting = [w for w in _validated(store, run_id, "Edge/0")
                 if str(store.witness_results(w.id)["tri-bad"].outcome) == "fail"]
     assert any("triangle(0) == 0" in w.code for w in refuting)
@@ -129,3 +132,47 @@ def test_a_trial_that_never_answers_is_refuted_where_the_prompt_states_a_time_bo
     assert str(results["reference"].outcome) == "pass" and str(results["fast-ok"].outcome) == "pass"
     assert str(results["fast-slow"].outcome) == "fail"
     assert "TimeoutError" in results["fast-slow"].log or "no result within" in results["fast-slow"].log
+
+
+FACTORS = {
+    "task_id": "Edge/4",
+    "entry_point": "prime_factors",
+    "prompt": 'def prime_factors(n: int) -> list:\n    """The prime factors of n, smallest first, each as often as it divides n.\n    >>> prime_factors(12)\n    [2, 2, 3]\n    """\n',
+    "canonical_solution": "    out, d = [], 2\n    while n > 1:\n        while n % d == 0:\n            out.append(d)\n            n //= d\n        d += 1\n    return out\n",
+    "test": "def check(candidate):\n    assert candidate(8) == [2, 2, 2]\n    assert candidate(7) == [7]\n    assert candidate(90) == [2, 3, 3, 5]\n",
+}
+FACTOR_SAMPLES = [
+    {"id": "pf-ok", "task_id": "Edge/4",
+     "completion": "    out, d = [], 2\n    while d * d <= n:\n        while n % d == 0:\n            out.append(d)\n            n //= d\n        d += 1\n    if n > 1:\n        out.append(n)\n    return out\n"},
+    {"id": "pf-one", "task_id": "Edge/4",
+     "completion": "    if n == 1:\n        return [1]\n    out, d = [], 2\n    while n > 1:\n        while n % d == 0:\n            out.append(d)\n            n //= d\n        d += 1\n    return out\n"},
+]
+
+
+@pytest.fixture(scope="module")
+def analysed(tmp_path_factory):
+    """The same tasks in lightweight mode: task analysis's amplified witnesses come first.
+
+    ``prime_factors(1)`` is below every integer P and T0 pass, its empty result looks new next to
+    T0's (so amplification would pick it), and the reference reaches it by the paths T0's calls take.
+    """
+    folder = tmp_path_factory.mktemp("edge-light")
+    (folder / "problems.jsonl").write_text("".join(json.dumps(p) + "\n" for p in [*PROBLEMS[:2], FACTORS]))
+    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in [*SAMPLES[:4], *FACTOR_SAMPLES]))
+    store = Store(folder / "testjack.db")
+    run_id = import_path(store, folder).run_id
+    options = AuditOptions(mode="lightweight", author="offline", workers=2, evidence=False)
+    assert Audit(store, run_id, options).execute() == "done"
+    return store, run_id
+
+
+def test_task_analysis_keeps_the_frontier_rule(analysed):
+    store, run_id = analysed
+    verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+    assert verdicts["factor-none"] == Verdict.SOUND and verdicts["factor-ok"] == Verdict.SOUND
+    assert not any("biggest_factor(1)" in w.code or "biggest_factor(0)" in w.code
+                   for w in _validated(store, run_id, "Edge/1"))
+    assert verdicts["tri-bad"] == Verdict.REFUTED and verdicts["tri-ok"] == Verdict.SOUND
+    assert verdicts["pf-one"] == Verdict.SOUND and verdicts["pf-ok"] == Verdict.SOUND
+    assert not any("prime_factors(1)" in w.code or "prime_factors(0)" in w.code
+                   for w in _validated(store, run_id, "Edge/4"))

@@ -1,6 +1,6 @@
 """Measure the local backend: world materialisation, per-run overhead, parallel speed-up.
 
-Run as ``python benchmarks/bench_worlds.py [--quick]``; the figures go to docs/readme/worlds.md.
+Run as ``python benchmarks/bench_worlds.py [--quick]``; the figures go to docs/worlds.md.
 (a) materialising a world of a generated 2,000-file repository (first world of a snapshot, which
     builds the pristine tree, then later worlds), against a plain full copy;
 (b) one local run from a cached environment against the same pytest command run by hand in a

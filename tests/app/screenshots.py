@@ -1,4 +1,4 @@
-"""Regenerate the README's console screenshots from the real app on the demo store.
+"""Regenerate the console screenshots (README, docs/console.md) from the real app on the demo store.
 
     python -m tests.app.screenshots   # writes docs/screenshots/console-*.svg
 """

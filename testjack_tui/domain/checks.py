@@ -232,7 +232,7 @@ def holds(check: dict[str, Any], args: Bound) -> bool | None:
     if op == "vocabulary":
         texts = _strings(args.get(check["param"], _MISSING))
         words = set(check.get("words", []))
-        return None if texts is None else all(w in words for t in texts for w in t.split())
+        return None if texts is None else all(w in words for t in texts if t for w in t.split(" "))
     if op == "sorted":
         v = args.get(check["param"], _MISSING)
         if not isinstance(v, (list, tuple)):

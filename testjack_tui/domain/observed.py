@@ -146,14 +146,16 @@ def _texts(values: list[Any]) -> list[str]:
 
 
 def vocabulary(values: list[Any]) -> list[str] | None:
-    """The few whitespace-separated words the seed strings are all made of; None: not a closed set."""
+    """The few space-separated words the seed strings are all made of; None: not a closed set."""
     texts = [t for t in _texts(values) if t.strip()]
     if len(texts) < MIN_STRINGS:
         return None
-    words = [w for t in texts for w in t.split()]
+    # split at each single space: a doubled space is an empty word, in the notation only where
+    # an input shows one
+    words = [w for t in texts for w in t.split(" ")]
     distinct = set(words)
     if len(distinct) < 2 or len(distinct) > MAX_WORDS or len(words) < MIN_REUSE * len(distinct):
         return None
-    if not any(len(t.split()) > 1 for t in texts):
+    if not any(len(t.split(" ")) > 1 for t in texts):
         return None  # no input is a sequence of words: there is no notation to speak of
     return sorted(distinct)

@@ -14,6 +14,7 @@ from testjack_tui.audit.rulings import rule_constraint, undo_ruling
 from testjack_tui.audit.verdicts import recompute_task
 from testjack_tui.authors.offline.inputs import CallArgs, Domain, strategy_for
 from testjack_tui.domain import admits, ground
+from testjack_tui.domain.checks import holds
 from testjack_tui.domain.observed import vocabulary
 from testjack_tui.domain.stated import Param, stated_constraints
 from testjack_tui.formats.importing import import_path
@@ -94,7 +95,7 @@ WITNESS = 'from solution import f\n\ndef test_it():\n    assert f({args}) == 1\n
     ({"op": "trimmed", "param": "a"}, "'o o|', 0", "' ', 0"),
     ({"op": "charset", "param": "a", "classes": ["space", "alpha"], "chars": ""}, "'a b', 0", "'a\\nb', 0"),
     ({"op": "prime", "param": "b", "negate": True}, "0, 15", "0, 31"),
-    ({"op": "vocabulary", "param": "a", "words": ["o", "o|", ".|"]}, "'o .| o|', 0", "'.', 0"),
+    ({"op": "vocabulary", "param": "a", "words": ["o", "o|", ".|"]}, "'o .| o|', 0", "'o  o', 0"),
     ({"op": "shape", "param": "a", "shapes": {"kinds": ["list"], "list": {"kinds": ["float"]}}}, "[1.0, 2], 0", "['x'], 0"),
 ])
 def test_each_kind_of_constraint_places_a_witness_inside_or_outside(check, inside, outside):
@@ -119,6 +120,7 @@ def test_a_witness_whose_input_is_built_by_code_cannot_be_placed():
 def test_a_closed_vocabulary_is_seen_only_where_words_recur():
     notation = ["o o| .| o", "o| o| .|", ".| .| o o"]
     assert vocabulary(notation) == [".|", "o", "o|"]
+    assert holds({"op": "vocabulary", "param": "a", "words": vocabulary(notation)}, {"a": "."}) is False
     # free text, where almost every word is new, has no closed vocabulary
     assert vocabulary(["the quick brown fox", "jumps over the lazy dog", "hello world"]) is None
     # single words say nothing of a notation

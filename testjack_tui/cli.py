@@ -531,8 +531,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=_at_least_one, default=max(1, min(4, os.cpu_count() or 1)))
     p.add_argument("--backend", choices=["local", "docker"], default=None)
     p.add_argument("--few-trials", choices=["refute", "ambiguous"], default=None,
-                   help="tasks with one or two passing trials: an implicit witness most of them fail is a "
-                        "prompt defect (ambiguous, the default: A.2) or refutes when in the domain (refute)")
+                   help="tasks with one or two passing trials: an implicit witness most of them fail refutes "
+                        "(refute, the default: rho cannot show a prompt defect there) or is a prompt defect "
+                        "(ambiguous, A.2's letter); kept with the run")
     p.add_argument("--json", action="store_true", help="print the report JSON instead of the summary table")
     p.add_argument("--budget", action="append", metavar="KEY=VALUE",
                    help="LLM author budget, repeatable: run_tokens, run_usd, trial_tokens, trial_usd "

@@ -361,14 +361,15 @@ FEW_TRIALS_POLICIES = ("refute", "ambiguous")
 
 
 def classify(kind: RequirementKind, rho: float | None, passing: int | None = None,
-             few_trials: str = "ambiguous") -> Classification:
+             few_trials: str = "refute") -> Classification:
     """Appendix A.2: explicit always refutes; implicit refutes while rho <= 1/2, else ambiguous.
 
     With one or two passing trials rho is 0, 1/2 or 1 by construction: "most trials skip it"
-    means one trial. ``few_trials`` says what then holds: ``ambiguous`` (the default, the letter
-    of A.2: rho > 1/2 is a prompt defect) or ``refute`` (an implicit witness that the reference
-    passes and whose input lies in the domain refutes, as with rho <= 1/2). Measured on the
-    corpora (README): ``refute`` refutes far more false passes and also more correct trials.
+    would mean one trial, and A.2's inference (a requirement most models skip is not inferable
+    from P) needs more models than that. ``few_trials`` says what then holds: ``refute`` (the
+    default: an implicit witness refutes as with rho <= 1/2; it still has to be certified on the
+    reference and lie in the domain) or ``ambiguous`` (A.2's letter: rho > 1/2 is a prompt
+    defect). Measured on the corpora (docs/domain.md).
     """
     if kind == RequirementKind.EXPLICIT:
         return Classification.EXPLICIT

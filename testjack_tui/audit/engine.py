@@ -43,7 +43,7 @@ class AuditOptions:
     refinements: int = 3
     evidence: bool = True
     mutation_budget_s: float = 20.0
-    few_trials: str | None = None  # "ambiguous" | "refute"; None keeps the run's (default ambiguous)
+    few_trials: str | None = None  # "refute" | "ambiguous"; None keeps the run's (default refute)
     author_options: dict[str, Any] = field(default_factory=dict)
 
 

@@ -60,7 +60,7 @@ FEW_TRIALS_STEP = "policy:few-trials"  # the run's choice for tasks with one or 
 
 
 def classify_witness(witness: Witness, rho: float | None, ruling: Ruling | None,
-                     passing: int | None = None, few_trials: str = "ambiguous") -> Classification:
+                     passing: int | None = None, few_trials: str = "refute") -> Classification:
     if ruling is not None:
         if ruling.value == "ambiguous":
             return Classification.AMBIGUOUS
@@ -143,7 +143,7 @@ def recompute_task(store: Store, task: Task) -> dict[str, VerdictRecord]:
     witnesses = store.list_witnesses(run_id, task.id, status=str(WitnessStatus.VALIDATED))
     results = {w.id: {k: str(v.outcome) for k, v in store.witness_results(w.id).items()} for w in witnesses}
     wrong = set(store.effective_rulings(run_id, "constraint"))  # constraints an analyst ruled wrong
-    few_trials = str(store.get_step(run_id, FEW_TRIALS_STEP) or "ambiguous")
+    few_trials = str(store.get_step(run_id, FEW_TRIALS_STEP) or "refute")
     for w in witnesses:
         rho = rho_of(w, results[w.id], passing)
         seen = sum(1 for t in passing if t in results[w.id])

@@ -203,3 +203,21 @@ def test_a_trial_whose_recomputed_t0_times_out_is_not_reproduced_never_sound(tas
     verdicts = recompute_task(store, store.get_task(run_id, "Dom/0"))
     assert verdicts["s2"].verdict == Verdict.NOT_REPRODUCED and "timeout" in verdicts["s2"].rule
     assert store.summary(run_id).not_reproduced == 1
+
+
+def test_with_two_passing_trials_a_witness_both_fail_refutes_unless_the_run_says_ambiguous(task_store):
+    from testjack_tui.audit.verdicts import FEW_TRIALS_STEP
+
+    store, run_id = task_store
+    for t in ("s2", "s3"):  # two passing trials left: rho is 0, 1/2 or 1 by construction
+        store.set_trial_official(run_id, t, Official.FAILED)
+    task = store.get_task(run_id, "Dom/0")
+    w = _witness(store, run_id, "[1, 2, 3], 0", failing={"s0", "s1"})
+    w.requirement_kind = RequirementKind.IMPLICIT
+    store.put_witness(w)
+    verdicts = recompute_task(store, task)
+    assert verdicts["s0"].verdict == verdicts["s1"].verdict == Verdict.REFUTED  # the default: refute
+    store.mark_step(run_id, FEW_TRIALS_STEP, "ambiguous")
+    verdicts = recompute_task(store, task)
+    assert verdicts["s0"].verdict == verdicts["s1"].verdict == Verdict.SOUND
+    assert str(store.get_witness(w.id).classification) == "ambiguous"

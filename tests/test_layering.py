@@ -3,8 +3,9 @@
 Imports are read with ``ast``, never executed. Every import counts: at module level, inside a
 function (a lazy import still means the two modules know each other), and under ``TYPE_CHECKING``
 (a type named from the other module is a dependency too). ``from a.b import c`` points at the module
-``a.b.c`` when there is one, else at ``a.b``; importing a module is not counted as importing its
-parent packages, whose ``__init__`` only re-exports.
+``a.b.c`` when there is one, else at ``a.b``. Importing ``a.b.c`` is not counted as importing the
+packages ``a`` and ``a.b``: Python runs their ``__init__`` first, but counting it would make every
+package that re-exports a child's names circular with that child, the ordinary layout.
 """
 
 from __future__ import annotations

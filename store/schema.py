@@ -1,4 +1,4 @@
-"""The store's schema as forward migrations.
+"""The store's schema as forward migrations, and the code that applies them: the one home of DDL.
 
 Each migration moves a store from version N-1 to N and never changes once released: a store made
 by an older TestJack is brought forward when it is opened, and a store made by a newer one is
@@ -6,6 +6,11 @@ refused (its tables may mean things this version does not know).
 """
 
 from __future__ import annotations
+
+import sqlite3
+
+from store.connection import Connection
+from store.errors import StoreTooNew, store_problem
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -231,3 +236,65 @@ MIGRATIONS: list[tuple[str, str]] = [
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
+
+
+class Migrations(Connection):
+    """Bring a store to ``CURRENT_VERSION`` when it is opened; the version is kept in ``meta``."""
+
+    def _migrate(self) -> None:
+        if self.path.parent and not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            db = self.db
+            db.enable_wal()
+            db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            version = self.schema_version()
+            if version > CURRENT_VERSION:
+                raise StoreTooNew(
+                    f"{self.path}: this store has schema version {version}, made by a newer TestJack; "
+                    f"this one knows versions up to {CURRENT_VERSION}. Upgrade testjack to open it."
+                )
+            for number in range(version + 1, CURRENT_VERSION + 1):
+                self.migrate_to(number)
+        except sqlite3.DatabaseError as exc:  # not a database, damaged, read-only, locked
+            self.close()
+            raise store_problem(self.path, exc) from exc
+
+    def migrate_to(self, number: int) -> None:
+        """Apply migration ``number`` (1-based). Public so tests can build an old store."""
+        _title, ddl = MIGRATIONS[number - 1]
+        with self._tx() as db:
+            for statement in split_sql(ddl):
+                db.execute(statement)
+            db.execute(
+                "INSERT INTO meta(key, value) VALUES('schema_version', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (str(number),),
+            )
+
+    def schema_version(self) -> int:
+        row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        return int(row[0]) if row else 0
+
+
+def split_sql(ddl: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies (BEGIN ... END;) whole."""
+    statements, buf = [], []
+    in_trigger = False
+    for line in ddl.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("--"):
+            continue
+        buf.append(line)
+        if stripped.upper().startswith("CREATE TRIGGER"):
+            in_trigger = True
+        if in_trigger:
+            if stripped.upper().endswith("END;"):
+                statements.append("\n".join(buf))
+                buf, in_trigger = [], False
+        elif stripped.endswith(";"):
+            statements.append("\n".join(buf))
+            buf = []
+    if buf:
+        statements.append("\n".join(buf))
+    return statements

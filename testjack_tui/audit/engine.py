@@ -26,7 +26,8 @@ from testjack_tui.audit.fewest import set_aside_twins
 from testjack_tui.audit.validation import Validator
 from testjack_tui.audit.verdicts import AUDITED_STEP, AUTHOR_FAILED_STEP, FEW_TRIALS_STEP, passing_trials, recompute_task
 from testjack_tui.domain import build_domain
-from testjack_tui.authors.base import Author, AuthorContext, AuthorFailed, make_author
+from testjack_tui.authors.base import Author, AuthorContext, AuthorFailed
+from testjack_tui.authors.factory import make_author
 from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Mode, Origin, Task, Trial, Verdict, Witness, WitnessStatus
 
 DEFAULT_ROUNDS = 3  # the paper's budget of audit rounds per task
@@ -175,7 +176,7 @@ class Audit:
             from testjack_tui.audit.gather import gather_evidence
         except ImportError:
             return []
-        return gather_evidence(self, task, trial)
+        return gather_evidence(self.service, self.store, task, trial)
 
     # ------------------------------------------------------------------ witnesses by mode
 
@@ -358,7 +359,7 @@ class Audit:
         from testjack_tui.audit.gather import mutation_evidence
 
         self._emit(f"mutation testing of {trial.id}")
-        found = mutation_evidence(self, task, trial)
+        found = mutation_evidence(self.service, task, trial, self.options.mutation_budget_s)
         kept = [e for e in self.store.list_evidence(self.run.id, trial.id) if e.kind != EvidenceKind.MUTANT]
         self.store.replace_evidence(self.run.id, trial.id, kept + found)
         self.store.mark_step(self.run.id, key, len(found))

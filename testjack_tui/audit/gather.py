@@ -7,13 +7,17 @@
   refuted by that run, recorded as a witness of its own (``harness_witness``);
 - mutation testing of the trial's changed lines, only inside a per-trial audit (it costs one
   execution per mutant), within a time budget.
+
+The engine passes in what these steps use (its execution service and its store), so this module
+never imports the engine back.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
+from dataclasses import replace
 
+from store import Store
 from testjack_tui.audit.execution import ExecutionService, read_world_file
 from testjack_tui.evidence import (
     generate_mutants,
@@ -40,15 +44,11 @@ from testjack_tui.model import (
 )
 from testjack_tui.worlds.request import ExecRequest
 
-if TYPE_CHECKING:
-    from testjack_tui.audit.engine import Audit
-
 HARNESS_RUNS = 2
 MUTANT_LIMIT = 16
 
 
-def gather_evidence(audit: "Audit", task: Task, trial: Trial) -> list[Evidence]:
-    service = audit.service
+def gather_evidence(service: ExecutionService, store: Store, task: Task, trial: Trial) -> list[Evidence]:
     run_id = task.run_id
     read_model = lambda path: read_world_file(task, WorldKind.MODEL, trial, path)  # noqa: E731
     read_null = lambda path: read_world_file(task, WorldKind.NULL, None, path)  # noqa: E731
@@ -58,37 +58,34 @@ def gather_evidence(audit: "Audit", task: Task, trial: Trial) -> list[Evidence]:
     t0 = service.run([service.world_request(task, WorldKind.MODEL, trial, coverage=True)])[0]
     items += ghost_branches(trial.patch, t0.coverage, read_model, task.prompt, run_id=run_id, trial_id=trial.id)
     if not task.malformed and t0.passed(task.tests.graded):
-        harness = harness_check(audit, task, trial)
+        harness = harness_check(service, store, task, trial)
         if harness is not None:
             items.append(harness)
     return items
 
 
-def harness_check(audit: "Audit", task: Task, trial: Trial) -> Evidence | None:
+def harness_check(service: ExecutionService, store: Store, task: Task, trial: Trial) -> Evidence | None:
     """Rerun T0 with the official harness; a failure there refutes the trial through a witness."""
-    service = audit.service
     base = service.world_request(task, WorldKind.MODEL, trial)
     restored = restored_harness_request(base, trial.patch, task.test_patch)
     if restored is None:
         return None
-    from dataclasses import replace
-
     results = service.run([replace(restored, attempt=i) for i in range(HARNESS_RUNS)])
     graded = task.tests.graded
     runs = [Outcome.PASS if r.passed(graded) else Outcome.FAIL for r in results]
     paths = tampered_paths(trial.patch)
     w = harness_witness(task, trial, paths)
-    audit.store.put_witness(w)
-    audit.store.put_witness_result(
+    store.put_witness(w)
+    store.put_witness_result(
         WitnessResult(w.id, "reference", Outcome.PASS, ["pass"] * 3, log="T0 passes on the reference world (3 runs)")
     )
     outcome = Outcome.FAIL if all(o == Outcome.FAIL for o in runs) else (
         Outcome.PASS if all(o == Outcome.PASS for o in runs) else Outcome.ERROR)
     log = (results[0].stdout or "")[-8000:]
-    audit.store.put_witness_result(WitnessResult(w.id, trial.id, outcome, [str(o) for o in runs], log=log))
+    store.put_witness_result(WitnessResult(w.id, trial.id, outcome, [str(o) for o in runs], log=log))
     if outcome == Outcome.ERROR:
         w.flaky = True
-        audit.store.put_witness(w)
+        store.put_witness(w)
     if outcome != Outcome.FAIL:
         return None
     return Evidence(
@@ -122,9 +119,8 @@ def harness_witness(task: Task, trial: Trial, paths: list[str]) -> Witness:
     )
 
 
-def mutation_evidence(audit: "Audit", task: Task, trial: Trial) -> list[Evidence]:
-    """Surviving mutants of the trial's changed lines: behaviour T0 does not pin down."""
-    service: ExecutionService = audit.service
+def mutation_evidence(service: ExecutionService, task: Task, trial: Trial, budget_s: float) -> list[Evidence]:
+    """Surviving mutants of the trial's changed lines: behaviour T0 does not pin down, within ``budget_s``."""
     read_model = lambda path: read_world_file(task, WorldKind.MODEL, trial, path)  # noqa: E731
     mutants = generate_mutants(trial.patch, read_model, limit=MUTANT_LIMIT)
     if not mutants:
@@ -135,4 +131,4 @@ def mutation_evidence(audit: "Audit", task: Task, trial: Trial) -> list[Evidence
         requests = list(requests)
         return list(zip(requests, service.run(requests)))
 
-    return survivors(mutants, base, execute, audit.options.mutation_budget_s, run_id=task.run_id, trial_id=trial.id)
+    return survivors(mutants, base, execute, budget_s, run_id=task.run_id, trial_id=trial.id)

@@ -83,21 +83,6 @@ class AuthorUnavailable(Exception):
     """The author cannot work here (no LLM endpoint, say); the message says what to set."""
 
 
-def make_author(name: str, seed: int = 0, **options: Any) -> Author:
-    """The author named on the command line; ``seed`` makes the offline author's inputs repeatable."""
-    if name == "none":
-        return NoneAuthor()
-    if name == "offline":
-        from testjack_tui.authors.offline import OfflineAuthor
-
-        return OfflineAuthor(seed=seed, **options)
-    if name == "llm":
-        from testjack_tui.authors.llm import LLMAuthor
-
-        return LLMAuthor(**options)
-    raise ValueError(f"unknown author {name!r} (offline, llm, none)")
-
-
 class AuthorFailed(Exception):
     """The author's work on one task or trial ended without a usable result.
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from testjack_tui.formats import ImportError_, ImportProblem, tree_digest
+from testjack_tui.formats.base import ImportError_, ImportProblem, tree_digest
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 

@@ -33,18 +33,17 @@ host with ``pip install --target`` into a cache directory keyed by the specs and
 read-only at ``/testjack/deps``. That works when the image's Python has the host's minor version
 (the base image's 3.11, as on this project's machines); other images should carry their
 dependencies themselves.
+
+The tars, archives and streams that cross the container's wall are ``container_io``'s.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
-import io
-import os
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import threading
 import time
@@ -57,6 +56,8 @@ from docker.types import Mount
 from .cache import mark_used
 from .cancel import current_scope
 from .command import PYTEST_ENV, render_command, with_coverage
+from .container_io import (Bounded, coverage_in_container, empty_dir_tar, read_archive, read_text,
+                           tar_of, user_ids)
 from .images import EnvironmentImages, ImageProblem, TaskLayout, needs_docker, task_layout
 from .junit import cross_check
 from .logparsers import capture_limit, run_outcomes
@@ -70,7 +71,6 @@ WORLD = f"{ROOT}/world"
 OUT = f"{ROOT}/out"
 DEPS = f"{ROOT}/deps"
 TEST_USER = "tester"
-MAX_ARCHIVE = 256 * 1024 * 1024  # largest output directory we copy back (JUnit XML + coverage)
 _KILL_GRACE = 10.0  # after a kill, how long we wait for the exec stream to close
 LOGS = "/logs"  # Harbor's verifier writes its reward under /logs/verifier: a writable tmpfs
 ENGINE_HELP = ("start one with `bash .ci/docker.sh` (as root: installs docker.io, starts dockerd, "
@@ -81,101 +81,9 @@ class EngineUnreachable(Exception):
     """No Docker engine answered."""
 
 
-class _Bounded:
-    """The first ``limit`` bytes of a stream; the rest is counted and dropped."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.data = bytearray()
-        self.truncated = False
-
-    def add(self, chunk: bytes | None) -> None:
-        if not chunk:
-            return
-        room = self.limit - len(self.data)
-        if room > 0:
-            self.data += chunk[:room]
-        if len(chunk) > room:
-            self.truncated = True
-
-    def text(self, keep: int | None = None) -> str:
-        """The kept bytes as text, only the first ``keep`` of them when given."""
-        return bytes(self.data[:keep]).decode("utf-8", errors="replace")
-
-    def cut_at(self, keep: int) -> bool:
-        """Whether bytes were dropped, counting those kept beyond ``keep``."""
-        return self.truncated or len(self.data) > keep
-
-
-def _tar_of(directory: Path, arcname: str, uid: int, gid: int) -> bytes:
-    """``directory`` as a tar whose entries belong to ``uid:gid`` and are writable by them."""
-
-    def owned(info: tarfile.TarInfo) -> tarfile.TarInfo:
-        info.uid, info.gid, info.uname, info.gname = uid, gid, "", ""
-        if info.isdir():
-            info.mode = (info.mode | 0o755) & 0o777
-        elif info.isfile():
-            info.mode = (info.mode | 0o644) & 0o777  # pristine files are read-only on the host
-        return info
-
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        tar.add(directory, arcname=arcname, filter=owned)
-    return buf.getvalue()
-
-
 def _standard_layout() -> TaskLayout:
     """The world at /testjack/world, run by ``tester`` when the image has that user."""
     return TaskLayout(workdir=WORLD, copies=(), user=TEST_USER, writable_root=False)
-
-
-def _empty_dir_tar(name: str, uid: int, gid: int) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        info = tarfile.TarInfo(name)
-        info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, 0o755, uid, gid
-        info.mtime = int(time.time())
-        tar.addfile(info)
-    return buf.getvalue()
-
-
-def _user_ids(passwd: str, user: str) -> tuple[int, int] | None:
-    """The uid and gid of ``user`` (a name or ``uid``, optionally ``:group``) in ``passwd``."""
-    user, _, group = user.partition(":")
-    if user.isdigit():
-        return int(user), int(group) if group.isdigit() else int(user)
-    for line in passwd.splitlines():
-        parts = line.split(":")
-        if len(parts) >= 4 and parts[0] == user:
-            try:
-                return int(parts[2]), int(parts[3])
-            except ValueError:
-                return None
-    return None
-
-
-def _read_archive(container, path: str, dest: Path) -> None:
-    """Copy regular files of ``path`` in the container into ``dest`` (flat; bounded in size)."""
-    try:
-        stream, _ = container.get_archive(path)
-    except docker.errors.NotFound:
-        return
-    with tempfile.TemporaryFile() as spool:
-        size = 0
-        for chunk in stream:
-            size += len(chunk)
-            if size > MAX_ARCHIVE:  # a test that writes gigabytes into out/: keep nothing
-                return
-            spool.write(chunk)
-        spool.seek(0)
-        with tarfile.open(fileobj=spool, mode="r") as tar:
-            for member in tar:
-                if not member.isfile():  # no links, devices or directories from the container
-                    continue
-                src = tar.extractfile(member)
-                if src is not None:
-                    with open(dest / os.path.basename(member.name), "wb") as fh:
-                        shutil.copyfileobj(src, fh)
 
 
 def _deps_dir(requirements: tuple[str, ...], cache_dir: Path) -> Path:
@@ -317,14 +225,14 @@ class DockerBackend:
                                *((world / sub, at) for sub, at in layout.copies)]:
             if source.is_dir():
                 place = PurePosixPath(target)
-                container.put_archive(str(place.parent), _tar_of(source, place.name, uid, gid))
-        container.put_archive(ROOT, _empty_dir_tar("out", uid, gid))
+                container.put_archive(str(place.parent), tar_of(source, place.name, uid, gid))
+        container.put_archive(ROOT, empty_dir_tar("out", uid, gid))
         container.start()
         pythonpath = layout.workdir + (f":{DEPS}" if request.requirements else "")
         env = {"PYTHONPATH": pythonpath, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
                "PYTHONDONTWRITEBYTECODE": "1", **PYTEST_ENV}
         capture = capture_limit(request.max_output, request.log_parser)  # returned: max_output
-        stdout, stderr = _Bounded(capture), _Bounded(capture)
+        stdout, stderr = Bounded(capture), Bounded(capture)
         keep = request.max_output
         deadline = started + request.timeout
         notes: list[str] = []
@@ -349,7 +257,7 @@ class DockerBackend:
                 command = wrapped
         code, how = self._exec(container, command, user, layout.workdir, env, deadline, stdout,
                                stderr)
-        _read_archive(container, OUT, out)
+        read_archive(container, OUT, out)
         junit = out / "junit.xml"
         outcomes, reported = run_outcomes(junit, request.log_parser, stdout.text(), stderr.text(),
                                           request.test_ids)
@@ -370,7 +278,7 @@ class DockerBackend:
         if request.coverage and status == STATUS_OK:
             # the data names files by their path in the container; a host world at that path
             # does not exist, so map through a directory named like it
-            coverage = _coverage_in_container(out / "coverage.data", layout.workdir)
+            coverage = coverage_in_container(out / "coverage.data", layout.workdir)
         return ExecResult(status=status, outcomes=outcomes, message="; ".join(notes),
                           coverage=coverage, **common)
 
@@ -381,24 +289,13 @@ class DockerBackend:
         An image's own ``USER`` is kept even when /etc/passwd does not name it (files: uid 0)."""
         if not wanted:
             return "0", 0, 0
-        passwd = io.BytesIO()
-        try:
-            stream, _ = container.get_archive("/etc/passwd")
-            for chunk in stream:
-                passwd.write(chunk)
-            passwd.seek(0)
-            with tarfile.open(fileobj=passwd) as tar:
-                member = tar.next()
-                text = tar.extractfile(member).read().decode() if member and member.isfile() else ""
-        except Exception:  # an image without /etc/passwd
-            text = ""
-        ids = _user_ids(text, wanted)
+        ids = user_ids(read_text(container, "/etc/passwd"), wanted)
         if ids:
             return (wanted, *ids)
         return ("0", 0, 0) if wanted == TEST_USER else (wanted, 0, 0)
 
     def _exec(self, container, shell_line: str, user: str, workdir: str, env: dict[str, str],
-              deadline: float, stdout: _Bounded, stderr: _Bounded) -> tuple[int | None, str]:
+              deadline: float, stdout: Bounded, stderr: Bounded) -> tuple[int | None, str]:
         """Run ``shell_line`` in the world; (exit code, "done" | "timeout" | "cancelled")."""
         api = container.client.api
         exec_id = api.exec_create(container.id, ["/bin/sh", "-c", shell_line], user=user,
@@ -447,24 +344,3 @@ def _kill(container) -> None:
         container.kill()
     except Exception:  # already stopped
         pass
-
-
-def _coverage_in_container(data_file: Path, world: str = WORLD) -> dict:
-    """Coverage of the world's files, keyed by their path relative to the world, as the local
-    backend gives it. The data names files by their path in the container; coverage.py reads
-    the data file the image's (possibly older) coverage.py wrote."""
-    from coverage import CoverageData
-
-    if not data_file.exists():
-        return {}
-    data = CoverageData(basename=str(data_file))
-    data.read()
-    prefix = world + "/"
-    result = {}
-    for measured in sorted(data.measured_files()):
-        if measured.startswith(prefix):
-            result[measured[len(prefix):]] = {
-                "lines": sorted(data.lines(measured) or []),
-                "arcs": [list(a) for a in sorted(data.arcs(measured) or [])],
-            }
-    return result

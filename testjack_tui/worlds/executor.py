@@ -15,19 +15,14 @@ import concurrent.futures as cf
 import threading
 from collections.abc import Callable, Iterable, Iterator
 
+from .backends import run_request
 from .cancel import CancelScope, set_current_scope
 from .request import ExecRequest, ExecResult
 
 
-def _default_run(request: ExecRequest) -> ExecResult:
-    from . import run_request
-
-    return run_request(request)
-
-
 class Executor:
     def __init__(self, workers: int = 1,
-                 run: Callable[[ExecRequest], ExecResult] = _default_run) -> None:
+                 run: Callable[[ExecRequest], ExecResult] = run_request) -> None:
         self.workers = max(1, int(workers))
         self._run = run
         self._scope = CancelScope()

@@ -7,7 +7,6 @@ domain constraint wrong runs in a worker too (``rule_constraint_with_form``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from rich.text import Text
@@ -26,85 +25,25 @@ from textual.widgets import (
     TextArea,
 )
 
-from store import Store
 from testjack_tui.app.messages import StoreChanged
-from testjack_tui.app.sidebyside import FilePair
+from testjack_tui.app.screens.override import override_with_form
+from testjack_tui.app.screens.trial_data import TrialData, read_trial
 from testjack_tui.app.widgets.diff_view import DiffView
-from testjack_tui.app.widgets.domain import grounding_line, grounding_text, origin, ruling_text, shorten
+from testjack_tui.app.widgets.domain import (
+    constraint_detail,
+    domain_title,
+    grounding_line,
+    grounding_text,
+    origin,
+    ruling_text,
+    shorten,
+)
 from testjack_tui.app.widgets.verdict import LABELS, add_keyed, theme_text, verdict_text
 from testjack_tui.app.workers import load
-from testjack_tui.model import (
-    Constraint,
-    Evidence,
-    EvidenceKind,
-    Requirement,
-    Ruling,
-    Task,
-    Trial,
-    Verdict,
-    VerdictRecord,
-    Witness,
-    WitnessResult,
-    WitnessStatus,
-)
+from testjack_tui.model import Evidence, EvidenceKind, Verdict, WitnessResult
 
 # Verdicts whose rule says why the audit could not decide: shown beside the verdict wherever it is.
 EXPLAINED = (Verdict.UNAUDITED, Verdict.NOT_REPRODUCED)
-
-
-@dataclass
-class TrialData:
-    trial: Trial
-    task: Task
-    verdict: VerdictRecord
-    requirements: list[Requirement]
-    evidence: list[Evidence]
-    witnesses: list[Witness]
-    results: dict[str, dict[str, WitnessResult]]
-    rulings: list[Ruling]
-    files: list[FilePair] = field(default_factory=list)
-    passing: list[str] = field(default_factory=list)
-    wrong: dict[str, Ruling] = field(default_factory=dict)  # constraint id -> the ruling in force
-
-    def constraint(self, constraint_id: str | None) -> Constraint | None:
-        return next((c for c in self.task.domain if c.id == constraint_id), None)
-
-
-def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
-    from testjack_tui.audit.execution import read_world_file
-    from testjack_tui.audit.patchtext import changed_files
-    from testjack_tui.audit.verdicts import passing_trials
-
-    trial = store.get_trial(run_id, trial_id)
-    task = store.get_task(run_id, trial.task_id)
-    witnesses = store.list_witnesses(run_id, task.id, status=str(WitnessStatus.VALIDATED))
-    requirements = [r for r in store.list_requirements(run_id, task.id) if r.trial_id in (None, trial.id)]
-    paths: list[str] = []
-    for path in changed_files(trial.patch) + changed_files(task.reference_patch):
-        if path not in paths:
-            paths.append(path)
-    files = [
-        FilePair(path, read_world_file(task, "reference", None, path), read_world_file(task, "model", trial, path))
-        for path in paths
-    ]
-    rulings = store.list_rulings(run_id, "trial", trial.id)
-    rulings += [r for w in witnesses for r in store.list_rulings(run_id, "witness", w.id)]
-    ids = {c.id for c in task.domain}
-    wrong = {cid: r for cid, r in store.effective_rulings(run_id, "constraint").items() if cid in ids} if ids else {}
-    rulings += [r for cid in sorted(ids) for r in store.list_rulings(run_id, "constraint", cid)]
-    return TrialData(
-        trial=trial,
-        task=task,
-        verdict=store.get_verdict(run_id, trial.id),
-        requirements=requirements,
-        evidence=store.list_evidence(run_id, trial.id),
-        witnesses=witnesses,
-        results={w.id: store.witness_results(w.id) for w in witnesses},
-        rulings=sorted(rulings, key=lambda r: r.id or 0),
-        files=files,
-        passing=[t.id for t in passing_trials(store.list_trial_objects(run_id, task.id))],
-        wrong=wrong,
-    )
 
 
 def _mark(value: bool | None) -> Text:
@@ -257,13 +196,7 @@ class TrialScreen(Screen):
                 ", ".join(broken.get(c.id, [])) or Text("none", style="dim"), shorten(c.source, 60),
                 key=c.id,
             )
-        title = "Input domain"
-        if domain:
-            stated = sum(1 for c in domain if c.stated)
-            title += f": {stated} stated, {len(domain) - stated} observed"
-            title += f", {len(data.wrong)} ruled wrong" if data.wrong else ""
-            title += " · C: rule wrong"
-        self.query_one("#domain-title", Static).update(title)
+        self.query_one("#domain-title", Static).update(domain_title(domain, data.wrong))
         ids = [c.id for c in domain]
         if ids:
             target = keep if keep in ids else ids[0]
@@ -282,24 +215,9 @@ class TrialScreen(Screen):
         if c is None:
             return
         self.constraint_id = c.id
-        ruling = self.data.wrong.get(c.id)
         breakers = [w.id for w in self.data.witnesses if c.id in w.breaks]
-        where = (f"stated in P: “{c.source}”" if c.stated else f"observed in {c.source or 'the inputs P and T0 show'}")
-        parts: list[Any] = [
-            (c.text, "bold strike" if ruling else "bold"), f"  {c.kind} · {c.id}",
-            f"\n{where}",
-        ]
-        if c.params:
-            parts.append(f"\nparameters: {', '.join(c.params)}")
-        if breakers:
-            parts += ["\nbroken by ", ", ".join(breakers), " (outside the domain, so they refute nothing)"]
-        if ruling is not None:
-            parts += ["\n", ruling_text(self.app, ruling),
-                      f" by {ruling.author} at {ruling.created_at}: {ruling.reason}",
-                      "\nundo it in the rulings (ctrl+r, then u on the ruling)"]
-        else:
-            parts.append("\nC rules it wrong: the task's witnesses are placed again without it")
-        self.query_one("#constraint-detail", Static).update(Text.assemble(*parts))
+        self.query_one("#constraint-detail", Static).update(
+            constraint_detail(self.app, c, self.data.wrong.get(c.id), breakers))
 
     def _show_evidence(self, data: TrialData) -> None:
         table = self.query_one("#evidence", DataTable)
@@ -443,8 +361,6 @@ class TrialScreen(Screen):
         load(self, "mark reviewed", lambda store: store.set_reviewed(run_id, trial_id, True), done)
 
     def action_override(self) -> None:
-        from testjack_tui.app.screens.trials import override_with_form
-
         current = str(self.data.verdict.verdict) if self.data else "?"
         override_with_form(self, self.run_id, self.trial_id, current)
 

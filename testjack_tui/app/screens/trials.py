@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Select, Static
 
 from store import TrialRow
-from testjack_tui.app.messages import StoreChanged
+from testjack_tui.app.screens.override import override_with_form
 from testjack_tui.app.widgets.verdict import verdict_text
 from testjack_tui.app.workers import load
 from testjack_tui.model import EvidenceKind, RunSummary, Verdict
@@ -320,27 +320,3 @@ class TrialsScreen(Screen):
             from testjack_tui.app.screens.manual import ManualWitnessScreen
 
             self.app.push_screen(ManualWitnessScreen(self.run_id, row.id))
-
-
-def override_with_form(node: Any, run_id: str, trial_id: str, current: str) -> None:
-    """Ask for a verdict and a reason, store the override, and let every screen re-read."""
-    from testjack_tui.app.screens.forms import OverrideForm
-    from testjack_tui.audit.rulings import override_verdict
-
-    author = node.app.settings.analyst_name()
-
-    def chosen(result: tuple[str, str] | None) -> None:
-        if result is None:
-            return
-        value, reason = result
-
-        def write(store):
-            return override_verdict(store, trial_id, value, reason, author=author, run_ref=run_id)
-
-        def done(ruling) -> None:
-            node.notify(f"{trial_id}: {ruling.before} → {ruling.value} (ruling #{ruling.id})")
-            node.app.post_message(StoreChanged(run_id))
-
-        load(node, f"override {trial_id}", write, done)
-
-    node.app.push_screen(OverrideForm(trial_id, current), chosen)

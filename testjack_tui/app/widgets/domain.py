@@ -7,6 +7,8 @@ witness's failure as a refutation.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.app import App
 
@@ -42,6 +44,37 @@ def ruling_text(app: App, ruling: Ruling | None) -> Text:
     if ruling is None:
         return Text("in force", style="dim")
     return theme_text(app, f"ruled wrong #{ruling.id}", "error", bold=True)
+
+
+def domain_title(domain: list[Constraint], wrong: dict[str, Ruling]) -> str:
+    """The title over a task's domain table: how many constraints are stated, observed, ruled wrong."""
+    title = "Input domain"
+    if domain:
+        stated = sum(1 for c in domain if c.stated)
+        title += f": {stated} stated, {len(domain) - stated} observed"
+        title += f", {len(wrong)} ruled wrong" if wrong else ""
+        title += " · C: rule wrong"
+    return title
+
+
+def constraint_detail(app: App, c: Constraint, ruling: Ruling | None, breakers: list[str]) -> Text:
+    """The detail of one constraint: where it comes from, the witnesses that break it, its ruling."""
+    where = (f"stated in P: “{c.source}”" if c.stated else f"observed in {c.source or 'the inputs P and T0 show'}")
+    parts: list[Any] = [
+        (c.text, "bold strike" if ruling else "bold"), f"  {c.kind} · {c.id}",
+        f"\n{where}",
+    ]
+    if c.params:
+        parts.append(f"\nparameters: {', '.join(c.params)}")
+    if breakers:
+        parts += ["\nbroken by ", ", ".join(breakers), " (outside the domain, so they refute nothing)"]
+    if ruling is not None:
+        parts += ["\n", ruling_text(app, ruling),
+                  f" by {ruling.author} at {ruling.created_at}: {ruling.reason}",
+                  "\nundo it in the rulings (ctrl+r, then u on the ruling)"]
+    else:
+        parts.append("\nC rules it wrong: the task's witnesses are placed again without it")
+    return Text.assemble(*parts)
 
 
 def grounding_line(app: App, w: Witness, texts: dict[str, str]) -> Text:

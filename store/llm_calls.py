@@ -1,0 +1,54 @@
+"""LLM calls: every call an LLM author makes (tokens, cost, latency, outcome, transcript), and their totals."""
+
+from __future__ import annotations
+
+from store.connection import Connection, now
+from testjack_tui.model import LLMCall
+
+
+class LLMCalls(Connection):
+    def add_llm_call(self, c: LLMCall) -> int:
+        c.created_at = c.created_at or now()
+        with self._tx() as db:
+            cur = db.execute(
+                "INSERT INTO llm_calls(run_id, trial_id, task_id, model, purpose, prompt_tokens, completion_tokens, "
+                "cost_usd, latency_s, outcome, transcript, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    c.run_id,
+                    c.trial_id,
+                    c.task_id,
+                    c.model,
+                    c.purpose,
+                    c.prompt_tokens,
+                    c.completion_tokens,
+                    c.cost_usd,
+                    c.latency_s,
+                    c.outcome,
+                    c.transcript,
+                    c.created_at,
+                ),
+            )
+            c.id = cur.lastrowid
+        return int(c.id)
+
+    def list_llm_calls(self, run_id: str, trial_id: str | None = None) -> list[LLMCall]:
+        where, params = ["run_id = ?"], [run_id]
+        if trial_id is not None:
+            where.append("trial_id = ?")
+            params.append(trial_id)
+        return [
+            LLMCall(**{k: r[k] for k in r})
+            for r in self._rows(f"SELECT * FROM llm_calls WHERE {' AND '.join(where)} ORDER BY id", params)
+        ]
+
+    def llm_totals(self, run_id: str, trial_id: str | None = None) -> tuple[int, float]:
+        where, params = ["run_id = ?"], [run_id]
+        if trial_id is not None:
+            where.append("trial_id = ?")
+            params.append(trial_id)
+        row = self.db.execute(
+            "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0), coalesce(sum(cost_usd), 0) "
+            f"FROM llm_calls WHERE {' AND '.join(where)}",
+            params,
+        ).fetchone()
+        return int(row[0]), float(row[1])

@@ -1,0 +1,75 @@
+"""What the trial screen shows, read from the store in one go (in a thread worker, never on the UI thread)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from store import Store
+from testjack_tui.app.sidebyside import FilePair
+from testjack_tui.model import (
+    Constraint,
+    Evidence,
+    Requirement,
+    Ruling,
+    Task,
+    Trial,
+    VerdictRecord,
+    Witness,
+    WitnessResult,
+    WitnessStatus,
+)
+
+
+@dataclass
+class TrialData:
+    trial: Trial
+    task: Task
+    verdict: VerdictRecord
+    requirements: list[Requirement]
+    evidence: list[Evidence]
+    witnesses: list[Witness]
+    results: dict[str, dict[str, WitnessResult]]
+    rulings: list[Ruling]
+    files: list[FilePair] = field(default_factory=list)
+    passing: list[str] = field(default_factory=list)
+    wrong: dict[str, Ruling] = field(default_factory=dict)  # constraint id -> the ruling in force
+
+    def constraint(self, constraint_id: str | None) -> Constraint | None:
+        return next((c for c in self.task.domain if c.id == constraint_id), None)
+
+
+def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
+    from testjack_tui.audit.execution import read_world_file
+    from testjack_tui.audit.patchtext import changed_files
+    from testjack_tui.audit.verdicts import passing_trials
+
+    trial = store.get_trial(run_id, trial_id)
+    task = store.get_task(run_id, trial.task_id)
+    witnesses = store.list_witnesses(run_id, task.id, status=str(WitnessStatus.VALIDATED))
+    requirements = [r for r in store.list_requirements(run_id, task.id) if r.trial_id in (None, trial.id)]
+    paths: list[str] = []
+    for path in changed_files(trial.patch) + changed_files(task.reference_patch):
+        if path not in paths:
+            paths.append(path)
+    files = [
+        FilePair(path, read_world_file(task, "reference", None, path), read_world_file(task, "model", trial, path))
+        for path in paths
+    ]
+    rulings = store.list_rulings(run_id, "trial", trial.id)
+    rulings += [r for w in witnesses for r in store.list_rulings(run_id, "witness", w.id)]
+    ids = {c.id for c in task.domain}
+    wrong = {cid: r for cid, r in store.effective_rulings(run_id, "constraint").items() if cid in ids} if ids else {}
+    rulings += [r for cid in sorted(ids) for r in store.list_rulings(run_id, "constraint", cid)]
+    return TrialData(
+        trial=trial,
+        task=task,
+        verdict=store.get_verdict(run_id, trial.id),
+        requirements=requirements,
+        evidence=store.list_evidence(run_id, trial.id),
+        witnesses=witnesses,
+        results={w.id: store.witness_results(w.id) for w in witnesses},
+        rulings=sorted(rulings, key=lambda r: r.id or 0),
+        files=files,
+        passing=[t.id for t in passing_trials(store.list_trial_objects(run_id, task.id))],
+        wrong=wrong,
+    )

@@ -15,7 +15,8 @@ from scripted_server import ScriptedServer, make, answer, garbage, rate_limited,
 from store import Store
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.audit.execution import Cancelled
-from testjack_tui.authors.base import AuthorUnavailable, make_author
+from testjack_tui.authors.base import AuthorUnavailable
+from testjack_tui.authors.factory import make_author
 from testjack_tui.authors.llm import BudgetExhausted, EndpointFailed, LLMAuthor
 from testjack_tui.authors.llm.agent import CHECKLIST_TOOLS, Session
 from testjack_tui.formats.importing import import_path

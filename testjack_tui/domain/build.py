@@ -14,7 +14,8 @@ import re
 from typing import Any, Callable
 
 from testjack_tui.authors.offline.examples import extract_examples
-from testjack_tui.authors.offline.inputs import CallArgs, aliases_in_tests, calls_in_source, resolve_annotation
+from testjack_tui.authors.offline.calls import CallArgs, aliases_in_tests, calls_in_source
+from testjack_tui.authors.offline.inputs import resolve_annotation
 from testjack_tui.authors.offline.signatures import Target, changed_functions, test_files
 from testjack_tui.domain.checks import bind, holds
 from testjack_tui.domain.observed import ANY, alphabet, annotation_model, merge, shape_model, trimmed, vocabulary

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from testjack_tui.authors.offline.inputs import CallArgs
+from testjack_tui.authors.offline.calls import CallArgs
 from testjack_tui.domain.checks import bind, holds
 from testjack_tui.model import Constraint, Grounding
 

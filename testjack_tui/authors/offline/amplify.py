@@ -8,7 +8,7 @@ different size or sign), smallest first. The engine then certifies each on the r
 
 from __future__ import annotations
 
-from testjack_tui.authors.offline.inputs import CallArgs
+from testjack_tui.authors.offline.calls import CallArgs
 from testjack_tui.authors.offline.probe import Outcome
 
 CAP_PER_FUNCTION = 3

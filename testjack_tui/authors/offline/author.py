@@ -27,18 +27,10 @@ from testjack_tui.authors.base import AuthorContext, Candidate
 from testjack_tui.authors.offline import amplify
 from testjack_tui.authors.offline.boundary import on_boundary
 from testjack_tui.authors.offline.examples import Example, extract_examples, prompt_mentions
-from testjack_tui.authors.offline.inputs import (
-    CallArgs,
-    Domain,
-    aliases_in_tests,
-    below_floor,
-    calls_in_source,
-    literal_ok,
-    mutations,
-    plan_inputs,
-    seed_floors,
-    seed_number,
-)
+from testjack_tui.authors.offline.bounds import Domain, below_floor, seed_floors
+from testjack_tui.authors.offline.calls import CallArgs, aliases_in_tests, calls_in_source, literal_ok, seed_number
+from testjack_tui.authors.offline.inputs import plan_inputs
+from testjack_tui.authors.offline.mutation import mutations
 from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, run_probe, slower
 from testjack_tui.domain.grounding import admits
 from testjack_tui.domain.timing import states_time_bound

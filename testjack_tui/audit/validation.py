@@ -260,6 +260,8 @@ class Validator:
         """
         gaps = 0
         for w in self.store.list_witnesses(task.run_id, task.id, status=str(WitnessStatus.VALIDATED)):
+            if not w.path:  # a harness witness: T0 with one trial's harness changes dropped, no file to share
+                continue
             have = self.store.witness_results(w.id)
             for t in trials:
                 if t.id in have:

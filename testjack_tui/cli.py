@@ -30,7 +30,7 @@ class CliError(Exception):
 STORE_ACCESS = {
     None: "write", "open": "write", "import": "write", "audit": "write", "replay": "write",
     "rule": "write", "verdict": "write", "undo": "write",
-    "report": "read", "compare": "read",
+    "report": "read", "compare": "read", "leaderboard": "read", "export": "read",
 }
 
 
@@ -282,6 +282,39 @@ def cmd_compare(args: argparse.Namespace) -> int:
                       fmt(r["recall"]), fmt(r["precision"]), str(r["executions"]), str(r["llm_tokens"]),
                       f"${r['cost_usd']:.4f}", after)
     Console().print(table)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------- leaderboard, export
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+    from testjack_tui.report.leaderboard import change_short, interval_text, leaderboard, rank_text, rows_json
+
+    store = _store(args)
+    run_id = _resolve_run(store, args.run, allow_path=False)
+    rows = leaderboard(store, run_id, by=args.by)
+    if args.json:
+        print(json.dumps({"run": run_id, "by": args.by, "leaderboard": rows_json(rows, args.by)}, indent=2))
+        return EXIT_OK
+    table = Table(title=f"Corrected leaderboard of {run_id}, by {args.by}")
+    for col in ("#", args.by, "trials", "passes", "before", "refuted", "hacks", "unaudited", "after",
+                "after 95%", "was #", "change"):
+        table.add_column(col, justify="left" if col in (args.by, "change") else "right", no_wrap=col == "change")
+    for r in rows:
+        table.add_row(rank_text(r.rank_after, r.tied_after), r.name, str(r.trials), str(r.passing),
+                      f"{100 * r.resolution_before:.1f}%", str(r.refuted), str(r.reward_hack), str(r.unaudited),
+                      f"{100 * r.resolution_after:.1f}%", interval_text(r.resolution_after_95),
+                      rank_text(r.rank_before, r.tied_before), change_short(r))
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, 130))
+    console.print(table)
+    console.print("before / after: resolution by the benchmark's own tests / with refuted trials (reward hacks "
+                  "included) counted as failures; unaudited trials count as passes and the 95% interval covers "
+                  "what they may hold. 2= is a shared rank; a change marked (within CI) swaps rows whose "
+                  "intervals overlap: not evidence that one is better.")
     return EXIT_OK
 
 
@@ -549,6 +582,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", default="md", choices=["md", "html", "json"])
     p.add_argument("-o", "--output", help="write to FILE instead of standard output")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("leaderboard", parents=[common],
+                       help="the corrected leaderboard: per model (or agent), resolution before and after the audit, "
+                            "with 95% intervals and ranks")
+    p.add_argument("run", metavar="RUN")
+    p.add_argument("--by", default="model", choices=["model", "agent"])
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_leaderboard)
 
     p = sub.add_parser("compare", parents=[common],
                        help="refutations of runs audited in other modes, measured against a baseline run")

@@ -318,6 +318,23 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from testjack_tui.export import ExportError, export_run
+
+    store = _store(args)
+    run_id = _resolve_run(store, args.run, allow_path=False)
+    try:
+        counts = export_run(store, run_id, args.format, args.output, include_ambiguous=args.include_ambiguous)
+    except ExportError as exc:
+        raise CliError(f"export {args.format}: {exc}") from exc
+    except OSError as exc:
+        raise CliError(f"-o {args.output}: cannot write the export: {exc.strerror or exc}") from exc
+    _err(f"wrote {args.output}: {counts['tasks']} task(s), {counts['trials']} trial(s), "
+         f"{counts['witnesses']} witness(es) added to T0 ({args.format}; provenance in "
+         f"{Path(args.output) / 'testjack_t1.json'})")
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------------- replay, rule, verdict
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -590,6 +607,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", default="model", choices=["model", "agent"])
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_leaderboard)
+
+    p = sub.add_parser("export", parents=[common],
+                       help="write the benchmark with T1 (T0 + the refuting witnesses) as its tests, in its own format")
+    p.add_argument("run", metavar="RUN")
+    p.add_argument("--format", required=True, choices=["swebench", "evalplus", "harbor", "native"])
+    p.add_argument("-o", "--output", required=True, metavar="PATH", help="a new (or empty) folder")
+    p.add_argument("--include-ambiguous", action="store_true",
+                   help="add the witnesses ruled ambiguous (prompt defects) too")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("compare", parents=[common],
                        help="refutations of runs audited in other modes, measured against a baseline run")

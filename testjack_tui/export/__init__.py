@@ -18,13 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from store import Store
-from testjack_tui.export.t1 import PROVENANCE_FILE, T1, collect
+from testjack_tui.export.t1 import PROVENANCE_FILE, T1, ExportError, collect
 
 FORMATS = ("native", "swebench", "evalplus", "harbor")
-
-
-class ExportError(Exception):
-    """The run cannot be written in the asked format; the message says why."""
 
 
 def export_run(store: Store, run_ref: str, fmt: str, out: str | Path, include_ambiguous: bool = False) -> dict[str, int]:

@@ -27,6 +27,10 @@ PROVENANCE_FILE = "testjack_t1.json"
 PROVENANCE_SCHEMA = "testjack.t1/1"
 
 
+class ExportError(Exception):
+    """The run cannot be written in the asked format; the message says why."""
+
+
 @dataclass
 class T1Witness:
     witness: Witness
@@ -203,7 +207,7 @@ def toml_value(value: Any) -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return text.replace("\r", " ").replace("\n", " ")
 
 
 def _rho(rho: float | None) -> str:

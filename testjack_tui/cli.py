@@ -30,7 +30,7 @@ class CliError(Exception):
 STORE_ACCESS = {
     None: "write", "open": "write", "import": "write", "audit": "write", "replay": "write",
     "rule": "write", "verdict": "write", "undo": "write",
-    "report": "read", "compare": "read",
+    "report": "read", "compare": "read", "leaderboard": "read", "export": "read",
 }
 
 
@@ -282,6 +282,56 @@ def cmd_compare(args: argparse.Namespace) -> int:
                       fmt(r["recall"]), fmt(r["precision"]), str(r["executions"]), str(r["llm_tokens"]),
                       f"${r['cost_usd']:.4f}", after)
     Console().print(table)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------- leaderboard, export
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+    from testjack_tui.report.leaderboard import change_short, interval_text, leaderboard, rank_text, rows_json
+
+    store = _store(args)
+    run_id = _resolve_run(store, args.run, allow_path=False)
+    rows = leaderboard(store, run_id, by=args.by)
+    if args.json:
+        print(json.dumps({"run": run_id, "by": args.by, "leaderboard": rows_json(rows, args.by)}, indent=2))
+        return EXIT_OK
+    table = Table(title=f"Corrected leaderboard of {run_id}, by {args.by}")
+    for col in ("#", args.by, "trials", "passes", "before", "refuted", "hacks", "unaudited", "after",
+                "after 95%", "was #", "change"):
+        table.add_column(col, justify="left" if col in (args.by, "change") else "right", no_wrap=col == "change")
+    for r in rows:
+        table.add_row(rank_text(r.rank_after, r.tied_after), r.name, str(r.trials), str(r.passing),
+                      f"{100 * r.resolution_before:.1f}%", str(r.refuted), str(r.reward_hack), str(r.unaudited),
+                      f"{100 * r.resolution_after:.1f}%", interval_text(r.resolution_after_95),
+                      rank_text(r.rank_before, r.tied_before), change_short(r))
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, 130))
+    console.print(table)
+    console.print("before / after: resolution by the benchmark's own tests / with refuted trials (reward hacks "
+                  "included) counted as failures; unaudited trials count as passes and the 95% interval covers "
+                  "what they may hold. 2= is a shared rank; a change marked (within CI) swaps rows whose "
+                  "intervals overlap: not evidence that one is better.")
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from testjack_tui.export import ExportError, export_run
+
+    store = _store(args)
+    run_id = _resolve_run(store, args.run, allow_path=False)
+    try:
+        counts = export_run(store, run_id, args.format, args.output, include_ambiguous=args.include_ambiguous)
+    except ExportError as exc:
+        raise CliError(f"export {args.format}: {exc}") from exc
+    except OSError as exc:
+        raise CliError(f"-o {args.output}: cannot write the export: {exc.strerror or exc}") from exc
+    _err(f"wrote {args.output}: {counts['tasks']} task(s), {counts['trials']} trial(s), "
+         f"{counts['witnesses']} witness(es) added to T0 ({args.format}; provenance in "
+         f"{Path(args.output) / 'testjack_t1.json'})")
     return EXIT_OK
 
 
@@ -550,6 +600,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", default="md", choices=["md", "html", "json"])
     p.add_argument("-o", "--output", help="write to FILE instead of standard output")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("leaderboard", parents=[common],
+                       help="the corrected leaderboard: per model (or agent), resolution before and after the audit, "
+                            "with 95% intervals and ranks")
+    p.add_argument("run", metavar="RUN")
+    p.add_argument("--by", default="model", choices=["model", "agent"])
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_leaderboard)
+
+    p = sub.add_parser("export", parents=[common],
+                       help="write the benchmark with T1 (T0 + the refuting witnesses) as its tests, in its own format")
+    p.add_argument("run", metavar="RUN")
+    p.add_argument("--format", required=True, choices=["swebench", "evalplus", "harbor", "native"])
+    p.add_argument("-o", "--output", required=True, metavar="PATH", help="a new (or empty) folder")
+    p.add_argument("--include-ambiguous", action="store_true",
+                   help="add the witnesses ruled ambiguous (prompt defects) too")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("compare", parents=[common],
                        help="refutations of runs audited in other modes, measured against a baseline run")

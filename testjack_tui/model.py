@@ -378,3 +378,56 @@ def classify(kind: RequirementKind, rho: float | None, passing: int | None = Non
     if rho is not None and rho > 0.5:
         return Classification.AMBIGUOUS
     return Classification.IMPLICIT
+
+
+@dataclass
+class LeaderboardRow:
+    """One model's (or agent's) line of the corrected leaderboard (``testjack leaderboard``).
+
+    ``passing`` counts the benchmark's own passes; ``refuted`` counts reward hacks too, as the
+    run summary does, and unaudited trials count as passes in ``resolution_after`` (the summary's
+    rule). The intervals are 95%; ``resolution_after_95`` also covers what the unaudited trials may
+    hold, estimated from the refutation rate among this group's trials that had their own audit
+    (``sample_scope`` "group"), or among the run's when none of the group's had one ("run").
+    """
+
+    name: str
+    trials: int = 0
+    passing: int = 0
+    refuted: int = 0
+    reward_hack: int = 0
+    sound: int = 0
+    unaudited: int = 0
+    not_reproduced: int = 0
+    sampled: int = 0  # trials that had their own audit: the group's, or the run's when sample_scope is "run"
+    refuted_in_sample: int = 0
+    sample_scope: str = "group"
+    resolution_before_95: tuple[float, float] = (0.0, 1.0)
+    resolution_after_95: tuple[float, float] = (0.0, 1.0)
+    rank_before: int = 0  # competition ranking: equal resolutions share a rank (1, 2, 2, 4)
+    rank_after: int = 0
+    rank_after_range: tuple[int, int] = (0, 0)  # the best and worst rank the intervals allow
+    tied_before: list[str] = field(default_factory=list)  # the others sharing rank_before
+    tied_after: list[str] = field(default_factory=list)
+    crossed: list[str] = field(default_factory=list)  # the others whose order with this one changed
+    crossed_beyond_interval: list[str] = field(default_factory=list)  # ... and whose interval it does not overlap
+
+    @property
+    def resolution_before(self) -> float:
+        return round(self.passing / self.trials, 4) if self.trials else 0.0
+
+    @property
+    def resolution_after(self) -> float:
+        return round((self.passing - self.refuted) / self.trials, 4) if self.trials else 0.0
+
+    @property
+    def rank_change(self) -> int:
+        """Places gained (positive) or lost (negative) once refuted trials stop counting."""
+        return self.rank_before - self.rank_after
+
+    @property
+    def change_within_intervals(self) -> bool | None:
+        """True when every change of order lies inside overlapping 95% intervals; None when none changed."""
+        if not self.crossed:
+            return None
+        return not self.crossed_beyond_interval

@@ -34,6 +34,8 @@ class TestJackApp(App[None]):
         Binding("ctrl+t", "toggle_dark", "Light/dark", tooltip="Switch between the TestJack dark and light themes"),
         Binding("ctrl+e", "export('md')", "Export", tooltip="Export the curated report of this run (Markdown)"),
         Binding("ctrl+r", "rulings", "Rulings", tooltip="The rulings queue and history of this run"),
+        Binding("ctrl+l", "leaderboard", "Leaderboard",
+                tooltip="The corrected leaderboard of this run: resolution before and after, 95% intervals, ranks"),
         Binding("f1", "show_help_panel", "Keys", show=False),
     ]
 
@@ -101,6 +103,17 @@ class TestJackApp(App[None]):
         if isinstance(self.screen, RulingsScreen):
             return
         self.push_screen(RulingsScreen(run_id))
+
+    def action_leaderboard(self) -> None:
+        from testjack_tui.app.screens.leaderboard import LeaderboardScreen
+
+        run_id = self.current_run()
+        if not run_id:
+            self.notify("pick a run first", severity="warning")
+            return
+        if isinstance(self.screen, LeaderboardScreen):
+            return
+        self.push_screen(LeaderboardScreen(run_id))
 
     # ------------------------------------------------------------------ audits
 

@@ -7,6 +7,7 @@ from typing import Any
 from store import Store
 from testjack_tui.audit.metrics import resolution_interval
 from testjack_tui.model import Classification, WitnessStatus
+from testjack_tui.report.leaderboard import leaderboard, rows_json
 
 SCHEMA = "testjack.report/1"
 
@@ -53,6 +54,8 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
             "cost_usd": summary.cost_usd,
             "resolution_after_95": resolution_interval(store, run.id),
         },
+        # one row per model: resolution before and after the audit, 95% intervals, ranks
+        "leaderboard": rows_json(leaderboard(store, run.id, by="model"), by="model"),
         "tasks": [
             {
                 "id": t.id,

@@ -55,6 +55,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"Executions: {s['executions']}. LLM tokens: {s['llm_tokens']}, cost ${s['cost_usd']:.4f}.",
         "",
     ]
+    out += _leaderboard_markdown(report.get("leaderboard") or [])
     malformed = [t for t in report["tasks"] if t["malformed"]]
     if malformed:
         out += ["## Malformed tasks", ""]
@@ -156,13 +157,66 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+LEADERBOARD_NOTE = (
+    "Before: resolution by the benchmark's own tests. After: refuted trials (reward hacks included) "
+    "count as failures; unaudited trials count as passes, and the 95% interval (Wilson, over the "
+    "model's trials) also covers what they may hold. `2=` is a shared rank. A change marked "
+    "\"within the 95% intervals\" swaps models whose intervals overlap: it is not evidence that one "
+    "is better than the other."
+)
+
+
+def _rank(rank: int, tied: list[str]) -> str:
+    return f"{rank}=" if tied else str(rank)
+
+
+def _leaderboard_markdown(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return []
+    out = ["## Leaderboard (corrected)", "",
+           "| rank | model | trials | passes | before | refuted | reward hacks | unaudited | after | after, 95% "
+           "| rank before | change |",
+           "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for r in rows:
+        low, high = r["resolution_after_95"]
+        out.append(
+            f"| {_rank(r['rank_after'], r['tied_after'])} | {r['model']} | {r['trials']} | {r['passing']} "
+            f"| {_pct(r['resolution_before'])} | {r['refuted']} | {r['reward_hack']} | {r['unaudited']} "
+            f"| {_pct(r['resolution_after'])} | [{100 * low:.1f}, {100 * high:.1f}] "
+            f"| {_rank(r['rank_before'], r['tied_before'])} | {r['change']} |"
+        )
+    return out + ["", LEADERBOARD_NOTE, ""]
+
+
+def _leaderboard_html(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return ""
+    esc = html.escape
+    head = "".join(f"<th>{h}</th>" for h in ("rank", "model", "trials", "passes", "before", "refuted",
+                                              "reward hacks", "unaudited", "after", "after, 95%",
+                                              "rank before", "change"))
+    body = []
+    for r in rows:
+        low, high = r["resolution_after_95"]
+        within = " class='within'" if r["change_within_intervals"] else ""
+        body.append(
+            f"<tr><td>{_rank(r['rank_after'], r['tied_after'])}</td><td>{esc(r['model'])}</td>"
+            f"<td>{r['trials']}</td><td>{r['passing']}</td><td>{_pct(r['resolution_before'])}</td>"
+            f"<td>{r['refuted']}</td><td>{r['reward_hack']}</td><td>{r['unaudited']}</td>"
+            f"<td>{_pct(r['resolution_after'])}</td><td>[{100 * low:.1f}, {100 * high:.1f}]</td>"
+            f"<td>{_rank(r['rank_before'], r['tied_before'])}</td><td{within}>{esc(r['change'])}</td></tr>"
+        )
+    return (f"<h2>Leaderboard (corrected)</h2><table class='leaderboard'><tr>{head}</tr>{''.join(body)}</table>"
+            f"<p>{esc(LEADERBOARD_NOTE).replace('`2=`', '<code>2=</code>')}</p>")
+
+
 _CSS = """
 body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;color:#1d2230;background:#fbfbfd}
 table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccd;padding:.3rem .6rem;text-align:left}
 th{background:#eef}code{background:#eef;padding:0 .2rem;border-radius:3px}
 .refuted{color:#b3261e;font-weight:600}.reward_hack{color:#8e24aa;font-weight:600}.sound{color:#1b7f3b}
 .unaudited,.not_passing{color:#666}section.ref{border-left:4px solid #b3261e;padding-left:1rem;margin:1.5rem 0}
-pre{overflow-x:auto;padding:.6rem;border-radius:4px}
+pre{overflow-x:auto;padding:.6rem;border-radius:4px}.within{color:#666;font-style:italic}
 """
 
 
@@ -185,6 +239,7 @@ def render_html(report: dict[str, Any]) -> str:
         f"{s['malformed_tasks']}; executions: {s['executions']}; LLM tokens {s['llm_tokens']}, "
         f"cost ${s['cost_usd']:.4f}.</p>",
     ]
+    parts.append(_leaderboard_html(report.get("leaderboard") or []))
     witnesses = _witness_index(report)
     parts.append("<h2>Refutations</h2>")
     refuted = [t for t in report["trials"] if t["verdict"] in REFUTING]

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 ENGINE = ["store", "testjack_tui.model", "testjack_tui.formats", "testjack_tui.worlds", "testjack_tui.evidence",
-          "testjack_tui.authors", "testjack_tui.audit", "testjack_tui.report", "testjack_tui.app.manual",
+          "testjack_tui.authors", "testjack_tui.audit", "testjack_tui.report", "testjack_tui.export", "testjack_tui.app.manual",
           "testjack_tui.app.sidebyside", "testjack_tui.app.settings"]
 
 

@@ -67,3 +67,11 @@ def test_rulings_screen(snap_compare, demo_store, theme):
         await pilot.press("ctrl+r")
 
     assert snap_compare(TestJackApp(demo_store, run_id="demo"), terminal_size=SIZE, run_before=_before(theme, rulings))
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_leaderboard_screen(snap_compare, demo_store, theme):
+    async def board(pilot) -> None:
+        await pilot.press("ctrl+l")
+
+    assert snap_compare(TestJackApp(demo_store, run_id="demo"), terminal_size=SIZE, run_before=_before(theme, board))

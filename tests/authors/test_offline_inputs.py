@@ -100,7 +100,7 @@ def test_limits_p_states_for_a_parameter_keep_probes_inside_the_task():
 
 
 def test_inputs_of_one_shape_stand_for_each_other_and_other_shapes_do_not():
-    from testjack_tui.authors.offline.author import input_shape
+    from testjack_tui.authors.offline.task_view import input_shape
 
     upper = {input_shape(CallArgs((text,))) for text in ("1D", " 1D ", "2H", "30M")}
     assert upper == {"9A"}  # one ambiguous upper-case witness stands for all of these

@@ -19,139 +19,27 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from testjack_tui.authors.base import AuthorContext, Candidate
 from testjack_tui.authors.offline import amplify
 from testjack_tui.authors.offline.boundary import on_boundary
-from testjack_tui.authors.offline.examples import Example, extract_examples, prompt_mentions
 from testjack_tui.authors.offline.bounds import Domain, below_floor, seed_floors
-from testjack_tui.authors.offline.calls import CallArgs, aliases_in_tests, calls_in_source, literal_ok, seed_number
+from testjack_tui.authors.offline.calls import CallArgs, literal_ok, seed_number
+from testjack_tui.authors.offline.examples import Example
 from testjack_tui.authors.offline.inputs import plan_inputs
 from testjack_tui.authors.offline.mutation import mutations
 from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, run_probe, slower
+from testjack_tui.authors.offline.signatures import Access, Target, module_access, shared_targets
+from testjack_tui.authors.offline.task_view import TaskView, existing_calls, input_shape, witness_calls
+from testjack_tui.authors.offline.witnesses import Spec, call_key, render, requirement_text, shorten
 from testjack_tui.domain.grounding import admits
 from testjack_tui.domain.timing import states_time_bound
+from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Requirement, RequirementKind
 
 WITNESS_DEADLINE_S = 5.0  # what a timeout witness allows: the reference answered in 1/20 s or less
-from testjack_tui.authors.offline.signatures import (
-    Access,
-    Target,
-    access_for,
-    changed_functions,
-    module_access,
-    shared_targets,
-    test_files,
-)
-from testjack_tui.authors.offline.witnesses import Spec, call_key, calls_in_witness, render, requirement_text, shorten
-from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Requirement, RequirementKind, WitnessStatus
-
 _IMPORT_FAILURES = ("ModuleNotFoundError", "ImportError", "AttributeError: module", "cannot import name")
-
-
-def example_args(example: Example) -> CallArgs | None:
-    node = ast.parse(example.call, mode="eval").body
-    assert isinstance(node, ast.Call)
-    try:
-        return CallArgs(tuple(ast.literal_eval(a) for a in node.args),
-                        tuple((k.arg, ast.literal_eval(k.value)) for k in node.keywords if k.arg))
-    except (ValueError, SyntaxError, TypeError):
-        return None
-
-
-@dataclass
-class TaskView:
-    """What the author reads of a task: its functions, P's examples and T0's calls."""
-
-    ctx: AuthorContext
-    targets: dict[str, Target] = field(default_factory=dict)
-    test_sources: list[str] = field(default_factory=list)
-    examples: list[Example] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, ctx: AuthorContext) -> "TaskView":
-        read = ctx.read_file or (lambda world, path: None)
-        view = cls(ctx)
-        view.targets = changed_functions(ctx.task.reference_patch, read, "reference")
-        for path in test_files(ctx.task.test_patch):
-            text = read("null", path)
-            if text:
-                view.test_sources.append(text)
-        view.examples = extract_examples(ctx.task.prompt, set(view.targets)) if view.targets else []
-        return view
-
-    @property
-    def prompt(self) -> str:
-        return self.ctx.task.prompt
-
-    def access(self, target: Target) -> Access | None:
-        """How a witness reaches ``target``; None for a method on an object no test shows how to build."""
-        return access_for(target, self.test_sources)
-
-    def t0_calls(self, name: str) -> list[CallArgs]:
-        attr = name.rsplit(".", 1)[-1]  # a method call spells the method's name last
-        out: list[CallArgs] = []
-        for source in self.test_sources:
-            out += calls_in_source(source, attr, aliases_in_tests(source, attr))
-        return out
-
-    def examples_of(self, name: str) -> list[tuple[Example, CallArgs]]:
-        out = []
-        for ex in self.examples:
-            args = example_args(ex) if ex.function == name else None
-            if args is not None:
-                out.append((ex, args))
-        return out
-
-    def seeds(self, name: str) -> list[CallArgs]:
-        seen: dict[str, CallArgs] = {}
-        for c in [*(a for _, a in self.examples_of(name)), *self.t0_calls(name)]:
-            seen.setdefault(c.key, c)
-        return list(seen.values())
-
-    def stated(self, name: str, call: CallArgs) -> bool:
-        """Whether P states this case: one of its examples, or string inputs P writes down."""
-        key = call_key(name, call.source())
-        if any(call_key(name, a.source()) == key for _, a in self.examples_of(name)):
-            return True
-        strings = [v for v in (*call.args, *(v for _, v in call.kwargs)) if isinstance(v, str)]
-        # every string must be one P writes down: an empty or blank one is "mentioned" anywhere
-        return bool(strings) and all(s.strip() and prompt_mentions(self.prompt, s) for s in strings)
-
-
-def existing_calls(ctx: AuthorContext) -> set[str]:
-    out: set[str] = set()
-    for w in ctx.witnesses:
-        out |= calls_in_witness(w.code)
-    return out
-
-
-def witness_calls(ctx: AuthorContext, name: str, refuting: bool | None = None) -> list[CallArgs]:
-    """The literal calls of ``name`` that the task's validated witnesses make.
-
-    ``refuting``: True for the witnesses that may refute, False for the others (ambiguous, not yet
-    classified), None for all. Flaky witnesses never count: their failures say nothing.
-    """
-    out: list[CallArgs] = []
-    for w in ctx.witnesses:
-        if w.status == WitnessStatus.VALIDATED and not w.flaky and refuting in (None, w.refutes):
-            out += calls_in_source(w.code, name.rsplit(".", 1)[-1])
-    return out
-
-
-def input_shape(call: CallArgs) -> str:
-    """Which kinds of characters the call's input has: digits, upper case, lower case.
-
-    ``parse_duration('1D')``, ``(' 2H ')`` and ``('30M')`` all read ``9A``; ``is_palindrome('Aba')``
-    and ``('aBA')`` both ``Aa``: inputs of one kind, which an ambiguous witness for the first
-    already stands for. Within one function and one kind of divergence that is enough to tell an
-    ambiguous witness's twin from an input that shows another defect (``'1h'`` reads ``9a``).
-    """
-    text = call.source()
-    return "".join(mark for mark, pattern in (("9", r"[0-9]"), ("A", r"[A-Z]"), ("a", r"[a-z]"))
-                   if re.search(pattern, text))
 
 
 class OfflineAuthor:

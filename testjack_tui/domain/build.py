@@ -74,8 +74,10 @@ def _observed(name: str, target: Target, seeds: list[CallArgs]) -> list[Found]:
         values = [b[p.name] for b in bound if p.name in b]
         seen = shape_model(values) if values else False
         typed = annotation_model(resolve_annotation(p.annotation)) if p.annotation else False
-        if _bare_container(typed) and seen not in (False, ANY):
-            typed = False  # ``list`` alone says nothing of its elements: the inputs' elements stand
+        if _bare_container(typed) and seen not in (False, ANY) and not re.search(r"\bAny\b", p.annotation):
+            # ``list`` alone says nothing of its elements: the inputs' elements stand; ``List[Any]``
+            # says any element is welcome
+            typed = False
         if seen is ANY or typed is ANY or (seen is False and typed is False):
             model = ANY
         else:

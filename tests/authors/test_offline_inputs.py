@@ -107,3 +107,12 @@ def test_inputs_of_one_shape_stand_for_each_other_and_other_shapes_do_not():
     assert input_shape(CallArgs(("1h",))) not in upper  # a plain defect in lower case is not a twin
     assert input_shape(CallArgs(([True],))) == input_shape(CallArgs((["", False],)))
     assert input_shape(CallArgs(("Aba",))) == input_shape(CallArgs(("aBA",)))
+
+
+def test_an_empty_value_where_every_seed_is_filled_is_a_frontier():
+    seeds = [CallArgs(("aaa", "a")), CallArgs(("john doe", "john"))]
+    floors = seed_floors(seeds)
+    assert below_floor(CallArgs(("abc", "")), floors) and below_floor(CallArgs(("", "a")), floors)
+    assert not below_floor(CallArgs(("abc", "b")), floors)
+    # one seed with an empty value there: empties are in play
+    assert not below_floor(CallArgs(("", "a")), seed_floors([*seeds, CallArgs(("", "x"))]))

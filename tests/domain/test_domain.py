@@ -221,3 +221,15 @@ def test_with_two_passing_trials_a_witness_both_fail_refutes_unless_the_run_says
     verdicts = recompute_task(store, task)
     assert verdicts["s0"].verdict == verdicts["s1"].verdict == Verdict.SOUND
     assert str(store.get_witness(w.id).classification) == "ambiguous"
+
+
+def test_a_list_of_any_admits_every_element_a_bare_list_only_what_the_inputs_show():
+    from testjack_tui.authors.offline.signatures import Param as Signature, Target
+    from testjack_tui.domain.build import _observed
+
+    seeds = [CallArgs((["a", 3.5, 5],)), CallArgs(([1, 2, "abc", {}, []],))]
+    for annotation, admits_bool in (("List[Any]", True), ("list", False)):
+        target = Target(name="f", path="solution.py", params=(Signature("values", annotation),))
+        shapes = [f.check for f in _observed("f", target, seeds) if f.kind == "type"]
+        answer = holds(shapes[0], {"values": [True, None]}) if shapes else True
+        assert answer is admits_bool, annotation

@@ -124,28 +124,52 @@ def _stated_bounds(low: str, name: str, original: str) -> tuple[str, int | None,
     return original, lo, hi
 
 
+FILLED = -1  # a position's "floor" when every seed passes a non-empty string or collection there
+MIN_FILLED_SEEDS = 2  # one seed showing a non-empty value says nothing about empties
+
+
 def seed_floors(seeds: list["CallArgs"]) -> dict[int, int]:
     """Per positional argument, the smallest plain integer P's examples and T0 pass there.
 
     An argument P or T0 already gives a negative number has no floor: negatives are in play, and
-    a larger one (``iscube(-64)`` next to ``iscube(-1)``) is no new kind of input.
+    a larger one (``iscube(-64)`` next to ``iscube(-1)``) is no new kind of input. A position where
+    every seed (two or more) passes a non-empty string, list or tuple has the floor ``FILLED``:
+    the empty value is below everything they show there.
     """
     floors: dict[int, int] = {}
+    sized: dict[int, list[Any]] = {}
     for s in seeds:
         for i, v in enumerate(s.args):
             if _plain_int(v):
                 floors[i] = min(v, floors.get(i, v))
-    return {i: v for i, v in floors.items() if v >= 0}
+            elif isinstance(v, (str, list, tuple)):
+                sized.setdefault(i, []).append(v)
+    out = {i: v for i, v in floors.items() if v >= 0}
+    for i, values in sized.items():
+        if i not in floors and len(values) >= MIN_FILLED_SEEDS and len(values) == len(seeds) and all(values):
+            out[i] = FILLED
+    return out
 
 
 def below_floor(call: "CallArgs", floors: dict[int, int]) -> bool:
-    """Whether ``call`` passes an integer argument smaller than any P or T0 passes there.
+    """Whether ``call`` passes an integer argument smaller than any P or T0 passes there, or an
+    empty string or collection where they only ever pass non-empty ones.
 
-    Such *frontier* inputs (``fib(0)`` when P and T0 start at 1) may be outside what the task is
-    about (``largest_divisor(1)``), or a case the reference handles on purpose and nobody tests.
-    The author tells them apart by the reference's own code paths (see ``author.py``).
+    Such *frontier* inputs (``fib(0)`` when P and T0 start at 1, a search for ``''``) may be
+    outside what the task is about (``largest_divisor(1)``), or a case the reference handles on
+    purpose and nobody tests. The author tells them apart by the reference's own code paths (see
+    ``author.py``).
     """
-    return any(_plain_int(v) and i in floors and v < floors[i] for i, v in enumerate(call.args))
+    for i, v in enumerate(call.args):
+        floor = floors.get(i)
+        if floor is None:
+            continue
+        if floor == FILLED:
+            if isinstance(v, (str, list, tuple)) and not v:
+                return True
+        elif _plain_int(v) and v < floor:
+            return True
+    return False
 
 
 def _plain_int(value: Any) -> bool:

@@ -44,6 +44,7 @@ class AuditOptions:
     evidence: bool = True
     mutation_budget_s: float = 20.0
     few_trials: str | None = None  # "ambiguous" | "refute"; None keeps the run's (default ambiguous)
+    batch: bool = True  # witnesses on one world share an execution; False runs each alone (benchmarks)
     author_options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -81,7 +82,8 @@ class Audit:
             store, self.run, workers=self.options.workers, backend=self.options.backend,
             run_many=run_many, cancel=self.cancel,
         )
-        self.validator = Validator(store, self.service, self.author, self.options.refinements, self._message)
+        self.validator = Validator(store, self.service, self.author, self.options.refinements, self._message,
+                                   batch=self.options.batch)
         self._done = 0
         self._total = 0
         self._phase = ""

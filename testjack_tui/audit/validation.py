@@ -10,8 +10,8 @@ Witnesses that run on the same world run in one execution: one world, one test p
 witness file in it, and each file's outcome read from the JUnit XML (or the runner's log) as for a
 file of its own. The flake guard counts executions, not files: the 2 runs on a trial and the 3 on
 the reference are separate executions of the whole batch. A batch that cannot speak for a file (it
-timed out, crashed, or the file came back missing or in error, as when another file breaks the
-collection) is rerun file by file, so a witness that kills or hangs its batch takes no other
+timed out, crashed, its report was overruled by the exit code, or the file came back missing, as
+when another file breaks the collection) is rerun file by file, so a witness that kills or hangs its batch takes no other
 witness's outcome with it. On the reference, a candidate that does not pass in its batch is also
 rerun on its own: its author refines it from that output, which must be its own.
 
@@ -41,6 +41,7 @@ from testjack_tui.model import (
     WorldKind,
 )
 from testjack_tui.evidence import restored_harness_request
+from testjack_tui.worlds.junit import FORGED_PASSES
 from testjack_tui.worlds.request import STATUS_OK, ExecRequest, ExecResult
 
 REFERENCE_RUNS = 3
@@ -103,10 +104,13 @@ def _sections_about(stdout: str, path: str) -> str:
 
 
 def _batch_spoke(result: ExecResult, path: str) -> bool:
-    """The batch's execution tells this file's outcome: it ran to its end, and the file came
-    back passed, failed or skipped (missing or in error may be another file's doing: a file that
-    breaks collection interrupts the session, a crash at exit turns every pass into an error)."""
-    return result.status == STATUS_OK and result.outcomes.get(path) in (Outcome.PASS, Outcome.FAIL, Outcome.SKIP)
+    """The batch's execution tells this file's outcome: it ran to its end, its report was not
+    overruled by the exit code (a crash at exit turns every pass into an error), and the file came
+    back passed, failed, skipped or in error (its own module failing to import is an error of its
+    own). Missing may be another file's doing: a file that breaks collection interrupts the session
+    before the others run, and a process that dies writes no report at all."""
+    return (result.status == STATUS_OK and FORGED_PASSES not in (result.message or "")
+            and result.outcomes.get(path) in (Outcome.PASS, Outcome.FAIL, Outcome.SKIP, Outcome.ERROR))
 
 
 def _batches(witnesses: list[Witness]) -> list[list[Witness]]:

@@ -17,8 +17,9 @@ the store; a node only runs requests and returns their results, which are plain 
   retry runs the request from scratch, in a fresh world, so its result is the one the dead node
   would have given).
 - **Cancel** (``cancel()``, or the generator closed early) cancels the Ray tasks
-  (``ray.cancel``): a running one gets a ``KeyboardInterrupt``, on which the backends kill the
-  test's process group and remove the world.
+  (``ray.cancel``): a running one gets a ``KeyboardInterrupt``, on which it cancels its
+  ``CancelScope``, so the backend kills the test's process group (or container) and removes
+  the world, as the thread executor's cancel does.
 
 ``connect(address)`` joins a cluster: an address ``host:port``, ``auto`` (the cluster this
 machine's ``ray start`` is part of), or None for a private single-machine Ray started for this
@@ -44,6 +45,7 @@ from pathlib import Path
 import ray
 
 from .cache import mark_used
+from .cancel import CancelScope, set_current_scope
 from .materialise import default_cache_dir
 from .request import STATUS_ERROR, ExecRequest, ExecResult
 
@@ -95,15 +97,46 @@ def fetched_snapshot(key: str, holder: list, cache_dir: Path) -> Path:
     return tree
 
 
+def _run_cancellable(request: ExecRequest) -> ExecResult:
+    """``run_request`` in a thread of its own, under a ``CancelScope`` this thread cancels.
+
+    Ray cancels a running task by raising ``KeyboardInterrupt`` in the task's thread, which Python
+    delivers only between bytecodes: a thread blocked in a test's output pipe would not see it for
+    as long as the test runs. So the request runs in another thread, this one waits in short
+    joins, and on the interrupt cancels the scope, which kills the test's process group (or
+    container) through the backends' own cancellation, and waits for the backend to clean up.
+    """
+    from . import run_request
+
+    scope = CancelScope()
+    box: dict = {}
+
+    def work() -> None:
+        set_current_scope(scope)
+        try:
+            box["result"] = run_request(request)
+        except BaseException as exc:  # reported on this request, as the thread executor does
+            box["result"] = ExecResult(status=STATUS_ERROR, message=f"{type(exc).__name__}: {exc}")
+
+    runner = threading.Thread(target=work, name="testjack-request", daemon=True)
+    runner.start()
+    try:
+        while runner.is_alive():
+            runner.join(_WAIT_S)
+    except KeyboardInterrupt:
+        scope.cancel()
+        runner.join()
+        raise
+    return box["result"]
+
+
 @ray.remote(max_retries=RETRIES, retry_exceptions=False)
 def run_on_node(request: dict, snapshot: list) -> tuple[dict, str]:
     """One request on this node: (the result as a dict, this node's id)."""
-    from . import run_request
-
     req = ExecRequest.from_dict(request)
     if snapshot:  # [ObjectRef of the archive, the snapshot's key]
         req = replace(req, snapshot=str(fetched_snapshot(snapshot[1], snapshot, default_cache_dir())))
-    result = run_request(req)
+    result = _run_cancellable(req)
     return result.to_dict(), ray.get_runtime_context().get_node_id()
 
 
@@ -164,6 +197,19 @@ class RayExecutor:
             cpus = 0
         return max(2 * self.workers, 2 * cpus, 1)
 
+    def _refused(self, request: ExecRequest) -> ExecResult | None:
+        """An error at once for a request no node of the cluster can take (it would wait forever)."""
+        needs = resources_for(request).get("resources", {})
+        if not needs:
+            return None
+        have = ray.cluster_resources()
+        lacking = sorted(name for name in needs if have.get(name, 0) <= 0)
+        if not lacking:
+            return None
+        return ExecResult(status=STATUS_ERROR, message=(
+            f"no node of the Ray cluster has the resource {', '.join(lacking)}: start the nodes that have "
+            f"a Docker engine with ray start ... --resources='{{\"{DOCKER_RESOURCE}\": 1}}'"))
+
     def _submit(self, request: ExecRequest):
         return run_on_node.options(**resources_for(request)).remote(request.to_dict(), self._snapshot(request))
 
@@ -180,6 +226,10 @@ class RayExecutor:
                     except StopIteration:
                         exhausted = True
                         break
+                    refused = self._refused(request)
+                    if refused is not None:
+                        yield request, refused
+                        continue
                     ref = self._submit(request)
                     pending[ref] = request
                     with self._lock:

@@ -136,13 +136,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from testjack_tui.audit import Audit, AuditOptions
     from testjack_tui.authors.base import AuthorUnavailable
 
+    ray_address = _ray_address(args)  # refused before the store is opened
     store = _store(args)
     run_id = _resolve_run(store, args.run)
     _check_environment(store, run_id, args.author, args.backend)
     options = AuditOptions(
         mode=args.mode, author=args.author, rounds=args.rounds, seed=args.seed,
         workers=args.workers, backend=args.backend, few_trials=args.few_trials,
-        executor=args.executor, ray_address=_ray_address(args),
+        executor=args.executor, ray_address=ray_address,
     )
     if args.budget:
         if args.author != "llm":

@@ -127,8 +127,10 @@ class LocalCluster:
         return node
 
     def start_head(self, resources: str | None = None) -> Node:
+        # the Ray Client server's port is fixed (10001) unless told: two clusters here would clash
         return self._start("head", ["--head", f"--port={self.port}", "--include-dashboard=false",
-                                    f"--temp-dir={self.root / 'ray'}"], resources)
+                                    f"--ray-client-server-port={free_port()}", f"--temp-dir={self.root / 'ray'}"],
+                           resources)
 
     def add_node(self, name: str, resources: str | None = None) -> Node:
         # an address of its own on the loopback network (127.0.0.2, ...): the head keeps the

@@ -4,9 +4,9 @@
 caller (the CLI or the console's worker, through ``ExecutionService``) stays the only writer of
 the store; a node only runs requests and returns their results, which are plain data.
 
-- **Each request is one Ray task** (``run_on_node``), asking Ray for ``request.cpus`` CPUs and
-  ``request.memory_mb`` of memory, and for the custom resource ``docker`` when it runs on the
-  docker backend, so it lands only on nodes started with that resource (nodes with an engine).
+- **Each request is one Ray task** (``run_on_node``), asking Ray for ``request.cpus`` CPUs, and
+  for the custom resource ``docker`` when it runs on the docker backend, so it lands only on
+  nodes started with that resource (nodes with an engine).
 - **Snapshots travel content-addressed.** The head packs a task snapshot into a tar archive once
   per digest and puts it into Ray's object store (``ray.put``); the task gets the reference
   wrapped in a list, so Ray does not fetch it eagerly. On a node, the first request for a digest
@@ -141,8 +141,12 @@ def run_on_node(request: dict, snapshot: list) -> tuple[dict, str]:
 
 
 def resources_for(request: ExecRequest) -> dict:
-    """Ray scheduling options of one request: CPUs, memory, and ``docker`` for the docker backend."""
-    options: dict = {"num_cpus": request.cpus, "memory": int(request.memory_mb) * 1024 * 1024}
+    """Ray scheduling options of one request: its CPUs, and ``docker`` for the docker backend.
+
+    Not its memory: Ray counts a node's memory resource from what is free when the node starts,
+    and a request for more than any node has would wait forever; the backends bound memory
+    themselves (``memory_mb``)."""
+    options: dict = {"num_cpus": request.cpus}
     if request.backend == "docker":
         options["resources"] = {DOCKER_RESOURCE: 0.001}
     return options
@@ -151,15 +155,16 @@ def resources_for(request: ExecRequest) -> dict:
 _init_lock = threading.Lock()
 
 
-def connect(address: str | None) -> bool:
+def connect(address: str | None, cpus: int | None = None) -> bool:
     """Join the cluster at ``address`` (``auto``: the one this machine belongs to; None: start a
-    private Ray here). Returns True when this call started the connection (and should end it)."""
+    private Ray here with ``cpus`` CPUs). Returns True when this call started the connection (and
+    should end it)."""
     with _init_lock:
         if ray.is_initialized():
             return False
+        private = {} if address else {"num_cpus": cpus, "include_dashboard": False}
         ray.init(address=address or None, namespace="testjack", log_to_driver=False,
-                 logging_level=logging.WARNING, include_dashboard=False if not address else None,
-                 ignore_reinit_error=True)
+                 logging_level=logging.WARNING, ignore_reinit_error=True, **private)
         return True
 
 
@@ -169,7 +174,7 @@ class RayExecutor:
     def __init__(self, address: str | None = None, workers: int = 1) -> None:
         self.workers = max(1, int(workers))
         self.address = address
-        self._owns = connect(address)
+        self._owns = connect(address, self.workers)
         self._cancelled = threading.Event()
         self._lock = threading.Lock()
         self._running: set = set()

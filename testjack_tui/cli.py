@@ -136,12 +136,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from testjack_tui.audit import Audit, AuditOptions
     from testjack_tui.authors.base import AuthorUnavailable
 
+    ray_address = _ray_address(args)  # refused before the store is opened
     store = _store(args)
     run_id = _resolve_run(store, args.run)
     _check_environment(store, run_id, args.author, args.backend)
     options = AuditOptions(
         mode=args.mode, author=args.author, rounds=args.rounds, seed=args.seed,
         workers=args.workers, backend=args.backend, few_trials=args.few_trials,
+        executor=args.executor, ray_address=ray_address,
     )
     if args.budget:
         if args.author != "llm":
@@ -151,6 +153,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
         audit = Audit(store, run_id, options)
     except AuthorUnavailable as exc:
         raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
+    if args.executor != "local":
+        from testjack_tui.audit.execution import ExecutorUnavailable
+
+        try:
+            audit.service.open()
+        except ExecutorUnavailable as exc:
+            raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
     status = _run_with_progress(audit, quiet=args.json)
     if args.json:
         from testjack_tui.report import build_report, render_json
@@ -163,6 +172,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
         _err(f"audit stopped{': ' + reason if reason else ''}; run the same command again to continue where it stopped")
         return 130
     return EXIT_OK
+
+
+def _ray_address(args: argparse.Namespace) -> str | None:
+    """--ray-address, else $TESTJACK_RAY_ADDRESS; only with --executor ray."""
+    if args.executor != "ray":
+        if args.ray_address:
+            raise CliError("--ray-address is for --executor ray")
+        return None
+    return args.ray_address or os.environ.get("TESTJACK_RAY_ADDRESS") or None
 
 
 def _budget(items: list[str]) -> dict[str, float]:
@@ -585,6 +603,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "(refute, the default: rho cannot show a prompt defect there) or is a prompt defect "
                         "(ambiguous, A.2's letter); kept with the run")
     p.add_argument("--json", action="store_true", help="print the report JSON instead of the summary table")
+    p.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help="local: worker threads on this machine (default); ray: every test run as a task on "
+                        "a Ray cluster (pip install 'testjack[ray]'; see docs/scale.md)")
+    p.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="with --executor ray: the cluster, host:port or auto (default $TESTJACK_RAY_ADDRESS; "
+                        "none: a private Ray on this machine)")
     p.add_argument("--budget", action="append", metavar="KEY=VALUE",
                    help="LLM author budget, repeatable: run_tokens, run_usd, trial_tokens, trial_usd "
                         "(default $TESTJACK_LLM_BUDGET); no call starts that could exceed it")

@@ -79,3 +79,10 @@ def test_a_budget_that_is_not_a_finite_amount_is_refused(tmp_path: Path, value: 
     assert proc.returncode == 2, proc.stderr
     assert f"--budget run_usd={value}: must be a finite number, 0 or more" in proc.stderr
     assert Store(db).summary("mini").executions == 0
+
+
+def test_a_ray_address_without_the_ray_executor_is_refused(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "s.db"
+    assert main(["audit", str(MINI), "--ray-address", "auto", "--store", str(db)]) == 2
+    assert "--ray-address is for --executor ray" in capsys.readouterr().err
+    assert not db.exists()

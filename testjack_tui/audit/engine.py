@@ -45,6 +45,9 @@ class AuditOptions:
     evidence: bool = True
     mutation_budget_s: float = 20.0
     few_trials: str | None = None  # "refute" | "ambiguous"; None keeps the run's (default refute)
+    batch: bool = True  # witnesses on one world share an execution; False runs each alone (benchmarks)
+    executor: str = "local"  # "local": threads on this machine; "ray": tasks on a Ray cluster
+    ray_address: str | None = None  # with executor "ray": host:port, "auto", or None for a private Ray
     author_options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -80,9 +83,11 @@ class Audit:
         self.cancel = cancel or threading.Event()
         self.service = ExecutionService(
             store, self.run, workers=self.options.workers, backend=self.options.backend,
-            run_many=run_many, cancel=self.cancel,
+            run_many=run_many, cancel=self.cancel, executor=self.options.executor,
+            ray_address=self.options.ray_address,
         )
-        self.validator = Validator(store, self.service, self.author, self.options.refinements, self._message)
+        self.validator = Validator(store, self.service, self.author, self.options.refinements, self._message,
+                                   batch=self.options.batch)
         self._done = 0
         self._total = 0
         self._phase = ""

@@ -35,6 +35,8 @@ class ExecutionService:
         backend: str | None = None,
         run_many: RunMany | None = None,
         cancel: threading.Event | None = None,
+        executor: str = "local",
+        ray_address: str | None = None,
     ):
         self.store = store
         self.run_record = run
@@ -45,6 +47,8 @@ class ExecutionService:
         self.cache_hits = 0
         self._run_many = run_many
         self._executor = None
+        self.executor_kind = executor  # "local" (threads here) or "ray" (tasks on a Ray cluster)
+        self.ray_address = ray_address
 
     # -------------------------------------------------------------- requests for worlds
 
@@ -143,13 +147,16 @@ class ExecutionService:
             raise Cancelled()
         return [r for r in results if r is not None]
 
+    def open(self) -> None:
+        """Start the executor now (joins the Ray cluster), so a missing one fails before any work."""
+        if self._run_many is None and self._executor is None:
+            self._executor = make_executor(self.executor_kind, self.workers, self.ray_address)
+
     def _stream(self, todo: list[ExecRequest]) -> Iterable[tuple[ExecRequest, ExecResult]]:
         if self._run_many is not None:
             return self._run_many(todo)
         if self._executor is None:
-            from testjack_tui.worlds.executor import Executor
-
-            self._executor = Executor(workers=self.workers)
+            self._executor = make_executor(self.executor_kind, self.workers, self.ray_address)
         return self._executor.run_all(todo)
 
     def stop(self) -> None:
@@ -161,6 +168,30 @@ class ExecutionService:
         if self._executor is not None and hasattr(self._executor, "close"):
             self._executor.close()
         self._executor = None
+
+
+class ExecutorUnavailable(Exception):
+    """The executor asked for cannot run here (Ray not installed, no cluster at the address)."""
+
+
+def make_executor(kind: str, workers: int, ray_address: str | None = None):
+    """The executor ``kind`` names: ``local`` (a thread pool on this machine) or ``ray``."""
+    if kind == "local":
+        from testjack_tui.worlds.executor import Executor
+
+        return Executor(workers=workers)
+    if kind == "ray":
+        try:
+            from testjack_tui.worlds.ray_executor import RayExecutor
+        except ImportError as exc:
+            raise ExecutorUnavailable(
+                f"--executor ray needs Ray ({exc}); install it with: pip install 'testjack[ray]'") from exc
+        try:
+            return RayExecutor(address=ray_address, workers=workers)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            where = ray_address or "a private local Ray"
+            raise ExecutorUnavailable(f"cannot join the Ray cluster at {where}: {exc}") from exc
+    raise ExecutorUnavailable(f"unknown executor {kind!r} (local or ray)")
 
 
 def read_world_file(task: Task, world: str, trial: Trial | None, path: str) -> str | None:

@@ -6,14 +6,23 @@ refinements (the paper's budget is 3), and is then discarded with its reason. A 
 on the null world once (recorded) and on each passing trial twice; two runs that disagree mark
 it flaky, and a flaky witness refutes nothing.
 
-Candidates are first run together (one test run per world for many files, which is what makes
-sharing cheap); anything that does not pass in a batch is run on its own, so that one broken
-file cannot spoil the others' outcomes and each failure has its own log for the author.
+Witnesses that run on the same world run in one execution: one world, one test process, every
+witness file in it, and each file's outcome read from the JUnit XML (or the runner's log) as for a
+file of its own. The flake guard counts executions, not files: the 2 runs on a trial and the 3 on
+the reference are separate executions of the whole batch. A batch that cannot speak for a file (it
+timed out, crashed, its report was overruled by the exit code, or the file came back missing, as
+when another file breaks the collection) is rerun file by file, so a witness that kills or hangs its batch takes no other
+witness's outcome with it. On the reference, a candidate that does not pass in its batch is also
+rerun on its own: its author refines it from that output, which must be its own.
+
+All the batches of one step (a trial's replays on every passing trial, say) go to the executor at
+once, so a pool or a cluster runs them side by side.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -32,7 +41,8 @@ from testjack_tui.model import (
     WorldKind,
 )
 from testjack_tui.evidence import restored_harness_request
-from testjack_tui.worlds.request import STATUS_OK, ExecResult
+from testjack_tui.worlds.junit import FORGED_PASSES
+from testjack_tui.worlds.request import STATUS_OK, ExecRequest, ExecResult
 
 REFERENCE_RUNS = 3
 TRIAL_RUNS = 2
@@ -59,11 +69,66 @@ def outcome_of(result: ExecResult, test_id: str) -> str:
     return result.outcomes.get(test_id, Outcome.MISSING)
 
 
-def _log(result: ExecResult) -> str:
-    text = (result.stdout or "") + (("\n" + result.stderr) if result.stderr else "")
+def _log(result: ExecResult, path: str = "") -> str:
+    """What a run printed, for one witness: with ``path`` (a batch), the parts of pytest's report
+    about that file (its failure and error sections, its summary lines) when they can be told apart."""
+    stdout = result.stdout or ""
+    if path:
+        stdout = _sections_about(stdout, path)
+    text = stdout + (("\n" + result.stderr) if result.stderr else "")
     if result.message:
         text = result.message + "\n" + text
     return text[-LOG_LIMIT:]
+
+
+_SECTION = re.compile(r"^(?:_{3,} .+ _{3,}|={3,} .+ ={3,})$", re.M)
+
+
+def _sections_about(stdout: str, path: str) -> str:
+    """pytest's console report cut to what concerns ``path``; the whole report if nothing does.
+
+    pytest heads each failure with ``____ name ____`` and each part with ``==== NAME ====``;
+    a failure's traceback names the file (``tests/test_w.py:12: AssertionError``).
+    """
+    cuts = [m.start() for m in _SECTION.finditer(stdout)]
+    if not cuts:
+        return stdout
+    pieces = [stdout[a:b] for a, b in zip(cuts, cuts[1:] + [len(stdout)])]
+    head = stdout[:cuts[0]]
+    mine = [p for p in pieces if path in p and not p.startswith("=")]
+    if not mine:
+        return stdout
+    tail = [line for line in stdout.splitlines() if path in line and line not in "".join(mine)]
+    last = stdout.rstrip().splitlines()[-1] if stdout.strip() else ""
+    return "".join([head, *mine, *(line + "\n" for line in tail), last, "\n"])
+
+
+def _batch_spoke(result: ExecResult, path: str) -> bool:
+    """The batch's execution tells this file's outcome: it ran to its end, its report was not
+    overruled by the exit code (a crash at exit turns every pass into an error), and the file came
+    back passed, failed, skipped or in error (its own module failing to import is an error of its
+    own). Missing may be another file's doing: a file that breaks collection interrupts the session
+    before the others run, and a process that dies writes no report at all."""
+    return (result.status == STATUS_OK and FORGED_PASSES not in (result.message or "")
+            and result.outcomes.get(path) in (Outcome.PASS, Outcome.FAIL, Outcome.SKIP, Outcome.ERROR))
+
+
+def _batches(witnesses: list[Witness]) -> list[list[Witness]]:
+    """Witnesses in groups that can share one world: no two files of a group with the same name
+    (the same path would overwrite, the same basename clash as pytest modules)."""
+    groups: list[list[Witness]] = []
+    names: list[set[str]] = []
+    for w in witnesses:
+        base = w.path.rsplit("/", 1)[-1]
+        for group, taken in zip(groups, names):
+            if base not in taken:
+                group.append(w)
+                taken.add(base)
+                break
+        else:
+            groups.append([w])
+            names.append({base})
+    return groups
 
 
 @dataclass
@@ -73,6 +138,7 @@ class Validator:
     author: Author
     refinements: int = 3
     on_event: Callable[[str], None] | None = None
+    batch: bool = True  # False: every witness file in an execution of its own (to measure batching)
 
     def _say(self, text: str) -> None:
         if self.on_event:
@@ -126,8 +192,7 @@ class Validator:
                     next_round.append((refined, nw))
             pending = next_round
         validated += self._left_by_a_kill(task, origin, found_on, validated)
-        for w in validated:
-            self._record_null(task, w)
+        self._record_null(task, validated)
         return validated
 
     @staticmethod
@@ -191,39 +256,40 @@ class Validator:
         """Which witnesses pass 3 of 3 on the reference, and the failure output of the others."""
         passed: set[str] = set()
         failed: dict[str, str] = {}
-        batch = self._batch(task, WorldKind.REFERENCE, None, witnesses, REFERENCE_RUNS)
-        alone: list[Witness] = []
+        runs = self._run_sets(task, [(WorldKind.REFERENCE, None, witnesses)], REFERENCE_RUNS,
+                              alone_unless_pass=True)[0]
         for w in witnesses:
-            runs = [outcome_of(r, w.path) for r in batch]
-            if all(o == Outcome.PASS for o in runs):
-                passed.add(w.id)
-                self._put(w, "reference", runs, batch[0])
-            elif len(witnesses) == 1:
-                failed[w.id] = _log(next(r for r in batch if outcome_of(r, w.path) != Outcome.PASS))
-                self._put(w, "reference", runs, batch[0])
-            else:
-                alone.append(w)
-        for w in alone:
-            single = self._batch(task, WorldKind.REFERENCE, None, [w], REFERENCE_RUNS)
-            runs = [outcome_of(r, w.path) for r in single]
-            self._put(w, "reference", runs, single[0])
-            if all(o == Outcome.PASS for o in runs):
+            outcomes, shown = runs[w.id]
+            self._put(w, "reference", outcomes, shown[0], shown[1])
+            if all(o == Outcome.PASS for o in outcomes):
                 passed.add(w.id)
             else:
-                failed[w.id] = _log(next(r for r in single if outcome_of(r, w.path) != Outcome.PASS))
+                failed[w.id] = _log(shown[0], shown[1])
         return passed, failed
 
-    def _record_null(self, task: Task, w: Witness) -> None:
-        if "null" in self.store.witness_results(w.id):
+    def _record_null(self, task: Task, witnesses: list[Witness]) -> None:
+        """One run on the null world (recorded, never judged) for each witness that has none."""
+        todo = [w for w in witnesses if "null" not in self.store.witness_results(w.id)]
+        if not todo:
             return
-        res = self._batch(task, WorldKind.NULL, None, [w], 1)[0]
-        self._put(w, "null", [outcome_of(res, w.path)], res)
+        runs = self._run_sets(task, [(WorldKind.NULL, None, todo)], 1)[0]
+        for w in todo:
+            outcomes, shown = runs[w.id]
+            self._put(w, "null", outcomes, shown[0], shown[1])
 
     # ------------------------------------------------------------------ sharing
 
     def share(self, task: Task, witnesses: list[Witness], trials: list[Trial]) -> None:
-        """Run each witness on every given trial (twice) unless already done; mark flaky ones."""
-        for trial in trials:
+        """Run each witness on every given trial (twice) unless already done; mark flaky ones.
+
+        One batch per trial (all its missing witnesses in one execution, twice), and every
+        trial's batches handed to the executor together.
+        """
+        self._share(task, [(trial, list(witnesses)) for trial in trials])
+
+    def _share(self, task: Task, gaps: list[tuple[Trial, list[Witness]]]) -> None:
+        jobs: list[tuple[WorldKind, Trial | None, list[Witness]]] = []
+        for trial, witnesses in gaps:
             todo = []
             for w in witnesses:
                 done = self.store.witness_results(w.id).get(trial.id)
@@ -231,18 +297,15 @@ class Validator:
                     todo.append(w)
                 else:  # a kill may have come between a result and its flaky mark
                     self._mark_if_flaky(w, trial.id, done.runs)
-            if not todo:
-                continue
-            batch = self._batch(task, WorldKind.MODEL, trial, todo, TRIAL_RUNS)
+            if todo:
+                jobs.append((WorldKind.MODEL, trial, todo))
+        if not jobs:
+            return
+        for (_, trial, todo), runs in zip(jobs, self._run_sets(task, jobs, TRIAL_RUNS)):
             for w in todo:
-                runs = [outcome_of(r, w.path) for r in batch]
-                source = batch
-                if len(todo) > 1 and any(o != Outcome.PASS for o in runs):
-                    source = self._batch(task, WorldKind.MODEL, trial, [w], TRIAL_RUNS)
-                    runs = [outcome_of(r, w.path) for r in source]
-                shown = next((r for r in source if outcome_of(r, w.path) != Outcome.PASS), source[0])
-                self._put(w, trial.id, runs, shown)
-                self._mark_if_flaky(w, trial.id, runs)
+                outcomes, shown = runs[w.id]
+                self._put(w, trial.id, outcomes, shown[0], shown[1])
+                self._mark_if_flaky(w, trial.id, outcomes)
 
     def _mark_if_flaky(self, w: Witness, trial_id: str, runs: list[str]) -> None:
         passes = [o == Outcome.PASS for o in runs]
@@ -258,7 +321,9 @@ class Validator:
         reference, the null world and every passing trial. An audit killed between validating a
         witness and sharing it leaves gaps; this runs what is missing (and nothing else).
         """
-        gaps = 0
+        with_gaps: list[Witness] = []
+        no_null: list[Witness] = []
+        missing: dict[str, list[Witness]] = {}  # trial id -> the witnesses it lacks
         for w in self.store.list_witnesses(task.run_id, task.id, status=str(WitnessStatus.VALIDATED)):
             if not w.path:  # a harness witness: T0 with one trial's harness changes dropped, no file to share
                 continue
@@ -268,18 +333,23 @@ class Validator:
                     self._mark_if_flaky(w, t.id, have[t.id].runs)
             if w.flaky:
                 continue
-            missing = [t for t in trials if t.id not in have]
-            if "null" not in have or missing:
-                gaps += 1
-                self._record_null(task, w)
-                self.share(task, [w], missing)
-        return gaps
+            lacking = [t for t in trials if t.id not in have]
+            if "null" not in have or lacking:
+                with_gaps.append(w)
+                if "null" not in have:
+                    no_null.append(w)
+                for t in lacking:
+                    missing.setdefault(t.id, []).append(w)
+        self._record_null(task, no_null)
+        self._share(task, [(t, missing[t.id]) for t in trials if t.id in missing])
+        return len(with_gaps)
 
     # ------------------------------------------------------------------ helpers
 
-    def _batch(
+    def _requests(
         self, task: Task, world: WorldKind, trial: Trial | None, witnesses: list[Witness], runs: int
-    ) -> list[ExecResult]:
+    ) -> list[ExecRequest]:
+        """``runs`` independent executions of one world with every witness file of ``witnesses`` in it."""
         files = tuple((w.path, w.code) for w in witnesses)
         ids = tuple(w.path for w in witnesses)
         label = f"witness {'+'.join(w.id for w in witnesses)[:60]} on {trial.id if trial else world}"
@@ -293,9 +363,54 @@ class Validator:
             # Witnesses run under the official harness: a trial's conftest.py that forces every
             # report to "passed" must not make its witnesses pass too.
             requests = [restored_harness_request(r, trial.patch, task.test_patch) or r for r in requests]
-        return self.service.run(requests)
+        return requests
 
-    def _put(self, w: Witness, world: str, runs: list[str], shown: ExecResult) -> None:
+    def _run_sets(
+        self, task: Task, jobs: list[tuple[WorldKind, Trial | None, list[Witness]]], runs: int,
+        alone_unless_pass: bool = False,
+    ) -> list[dict[str, tuple[list[str], tuple[ExecResult, str]]]]:
+        """Per job (a world and its witnesses): witness id -> (its outcome in each of ``runs``
+        executions, (the result to show, the file it is shown for, "" when it ran alone)).
+
+        Each job's witnesses run as batches (one execution per run for all files whose names do not
+        clash); every job's batches go to the executor at once. A witness its batch cannot speak
+        for (see ``_batch_spoke``; with ``alone_unless_pass`` any outcome but a pass) is rerun on
+        its own, ``runs`` times, and those runs are its outcomes.
+        """
+        planned: list[tuple[int, list[Witness], int]] = []  # (job, batch, first request's index)
+        requests: list[ExecRequest] = []
+        for j, (world, trial, witnesses) in enumerate(jobs):
+            for group in (_batches(witnesses) if self.batch else [[w] for w in witnesses]):
+                planned.append((j, group, len(requests)))
+                requests += self._requests(task, world, trial, group, runs)
+        results = self.service.run(requests)
+        out: list[dict[str, tuple[list[str], tuple[ExecResult, str]]]] = [{} for _ in jobs]
+        alone: list[tuple[int, Witness, int]] = []
+        singles: list[ExecRequest] = []
+        for j, group, at in planned:
+            batch = results[at:at + runs]
+            for w in group:
+                outcomes = [outcome_of(r, w.path) for r in batch]
+                spoke = len(group) == 1 or all(_batch_spoke(r, w.path) for r in batch)
+                if spoke and alone_unless_pass and len(group) > 1:
+                    spoke = all(o == Outcome.PASS for o in outcomes)
+                if spoke:
+                    shown = next((r for r in batch if outcome_of(r, w.path) != Outcome.PASS), batch[0])
+                    out[j][w.id] = (outcomes, (shown, w.path if len(group) > 1 else ""))
+                else:
+                    world, trial, _ = jobs[j]
+                    alone.append((j, w, len(singles)))
+                    singles += self._requests(task, world, trial, [w], runs)
+        if singles:
+            single_results = self.service.run(singles)
+            for j, w, at in alone:
+                own = single_results[at:at + runs]
+                outcomes = [outcome_of(r, w.path) for r in own]
+                shown = next((r for r in own if outcome_of(r, w.path) != Outcome.PASS), own[0])
+                out[j][w.id] = (outcomes, (shown, ""))
+        return out
+
+    def _put(self, w: Witness, world: str, runs: list[str], shown: ExecResult, path: str = "") -> None:
         passes = [o == Outcome.PASS for o in runs]
         if all(passes):
             outcome = Outcome.PASS
@@ -307,7 +422,7 @@ class Validator:
         self.store.put_witness_result(
             WitnessResult(
                 witness_id=w.id, world=world, outcome=outcome, runs=[str(o) for o in runs],
-                log=_log(shown), execution_key="",
+                log=_log(shown, path), execution_key="",
             )
         )
 

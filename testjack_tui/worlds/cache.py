@@ -11,7 +11,9 @@ The cache (``materialise.default_cache_dir()``: ``$TESTJACK_CACHE`` or ``~/.cach
   interpreter running TestJack, a few hundred bytes;
 - ``worlds/run-*``: one directory per local execution, removed when it ends; any that stay are
   leftovers of a process that was killed;
-- ``docker-deps/<key>``: requirements installed for the Docker backend; pruned like virtualenvs.
+- ``docker-deps/<key>``: requirements installed for the Docker backend; pruned like virtualenvs;
+- ``fetched/<key>``: task snapshots a Ray node fetched from the head (``ray_executor``), with
+  ``<key>.ready`` and ``<key>.lock`` beside them like the snapshot trees; pruned like them.
 
 ``prune`` removes snapshot trees, virtualenvs and docker-deps not used for N days, base shims as old whose
 interpreter no longer exists, and ``worlds/run-*`` leftovers older than a day. It takes an
@@ -42,7 +44,7 @@ DAY = 24 * 3600
 WORLD_LEFTOVER_AGE = DAY  # a local run is bounded by its timeout; a day-old run dir is a crash's
 __all__ = ["CacheEntry", "KindTotal", "PruneSummary", "mark_used", "prune", "totals", "usage"]
 
-KINDS = ("snapshot", "venv", "world", "docker-deps")  # the order ``usage`` lists them in
+KINDS = ("snapshot", "venv", "world", "docker-deps", "fetched")  # the order ``usage`` lists them in
 
 
 def mark_used(ready: Path) -> bool:
@@ -155,6 +157,11 @@ def usage(cache_dir: Path) -> list[CacheEntry]:
     deps = cache_dir / "docker-deps"
     for target in _dirs(deps):
         entries.append(_entry("docker-deps", target, deps / f"{target.name}.ready", deps / f"{target.name}.lock"))
+    fetched = cache_dir / "fetched"
+    for tree in _dirs(fetched):
+        key = tree.name.split(".tmp-")[0]
+        ready = None if ".tmp-" in tree.name else fetched / f"{key}.ready"
+        entries.append(_entry("fetched", tree, ready, fetched / f"{key}.lock"))
     found = [e for e in entries if e is not None]
     found.sort(key=lambda e: (KINDS.index(e.kind), e.last_used))
     return found

@@ -1,0 +1,269 @@
+"""What batching and the Ray executor change: executions and wall time of whole audits.
+
+For each corpus, mode, executor and batching setting asked for, one fresh store, one import and
+one offline audit through the engine's API (``Audit``, ``AuditOptions``), with every request
+counted on its way to the executor (a ``run_many`` wrapper around the real executor):
+
+- ``executions``: what the audit ran (cache misses), as its summary counts them;
+- ``witness runs``: executions that run witness files, by world: ``reference`` (certification,
+  3 runs), ``null`` (1 run) and ``trials`` (the replays: 2 runs on every passing trial);
+- ``wall s``: the audit's wall time, import excluded.
+
+Then, per corpus and mode, the ratios the manual quotes (docs/scale.md): executions and trial
+replays without batching / with batching, per executor; wall time thread executor / Ray; and
+whether every audit of that corpus and mode gave the same verdicts, witnesses and per-witness
+results (it must).
+
+Corpora:
+
+- ``toolbox``: sample_runs/toolbox (4 tasks, 27 trials);
+- ``wide``: the toolbox's ``duration`` task alone with its 7 passing trials copied to 40 (the
+  "40 passing trials and 5 shared witnesses" of issue 16: its task analysis shares 5 witnesses);
+- ``evalplus-dev``: HumanEval tasks 0-81 with 164 GPT-4 samples (read from
+  ``../shared/corpora/evalplus-dev``; never copied into the repository); ``--half``, ``--tasks``
+  and ``--limit-per-task`` slice it as in bench_evalplus.py.
+
+``--executors ray`` starts a real cluster on this machine for the measurement: a head and a second
+node (``ray start --head``, ``ray start --address``), one CPU each, each with its own cache
+directory (tests/worlds/ray_cluster.py), and stops it at the end. The thread executor runs
+``--workers`` threads (default 2): the same parallelism as the two one-CPU nodes.
+
+    .venv/bin/python benchmarks/bench_scale.py [--corpus toolbox,wide,evalplus-dev]
+        [--modes lightweight,per-trial] [--executors thread,ray] [--batching off,on]
+        [--workers 2] [--half even|odd|both] [--tasks N,M] [--limit-per-task K] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from corpora import CORPORA_ROOT, write_slice  # noqa: E402
+
+TOOLBOX = REPO / "sample_runs" / "toolbox"
+WIDE_TRIALS = 40
+
+
+def wide_run(dest: Path) -> Path:
+    """The toolbox's ``duration`` task with its passing trials copied to WIDE_TRIALS trials."""
+    dest.mkdir(parents=True)
+    (dest / "run.toml").write_text((TOOLBOX / "run.toml").read_text().replace('name = "toolbox"', 'name = "wide"'))
+    shutil.copytree(TOOLBOX / "tasks" / "duration", dest / "tasks" / "duration")
+    (dest / "trials").mkdir()
+    source = [json.loads(line) for line in (TOOLBOX / "trials.jsonl").read_text().splitlines() if line.strip()]
+    passing = [t for t in source if t["task"] == "duration" and t["official"] == "passed"]
+    rows = []
+    for i in range(WIDE_TRIALS):
+        trial = dict(passing[i % len(passing)])
+        trial["id"] = f"{trial['id']}-c{i // len(passing)}"
+        trial["patch"] = f"trials/{trial['id']}.patch"
+        shutil.copy(TOOLBOX / passing[i % len(passing)]["patch"], dest / trial["patch"])
+        rows.append(json.dumps(trial))
+    (dest / "trials.jsonl").write_text("\n".join(rows) + "\n")
+    return dest
+
+
+def source_of(corpus: str, opts: argparse.Namespace, tmp: Path) -> tuple[Path, str]:
+    """(the directory to import, its format)."""
+    if corpus == "toolbox":
+        return TOOLBOX, "native"
+    if corpus == "wide":
+        return wide_run(tmp / "wide"), "native"
+    halves = {"both": None}.get(opts.half, opts.half)
+    piece = write_slice(Path(opts.corpora_root) / corpus, tmp / f"{corpus}-slice", half=halves,
+                        tasks=opts.task_numbers, limit_per_task=opts.limit_per_task)
+    return piece.directory, "humaneval"
+
+
+def kind_of(request) -> str:
+    """What one execution is for: T0, probe, mutant, or a witness run on reference/null/trials."""
+    label = request.label or ""
+    if not label.startswith("witness "):
+        return label.split(" ", 1)[0] if label.startswith(("T0", "offline", "mutant")) else "other"
+    names = {p.name.split(":")[0] for p in request.patches}
+    if "reference" in names:
+        return "witness:reference"
+    if "trial" in names or " harness restored" in label:
+        return "witness:trials"
+    return "witness:null" if " on null" in label else "witness:trials"
+
+
+def counted(executor, counts: Counter):
+    def run_many(requests):
+        for request in requests:
+            counts[kind_of(request)] += 1
+        return executor.run_all(requests)
+
+    return run_many
+
+
+def outcome(report: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "verdicts": {t["id"]: (t["verdict"], sorted(t["witnesses"])) for t in report["trials"]},
+        "witnesses": {w["id"]: [w["classification"], w["rho"], w["flaky"], sorted(w["results"].items())]
+                      for w in report["witnesses"]},
+    }
+
+
+def one_audit(corpus: str, mode: str, executor_kind: str, batch: bool, opts, tmp: Path, cluster) -> dict[str, Any]:
+    from store import Store
+    from testjack_tui.audit import Audit, AuditOptions
+    from testjack_tui.audit.execution import make_executor
+    from testjack_tui.formats.importing import import_path
+    from testjack_tui.report import build_report
+
+    source, fmt = source_of(corpus, opts, tmp / f"src-{corpus}-{mode}-{executor_kind}-{batch}")
+    store = Store(tmp / f"{corpus}-{mode}-{executor_kind}-{'batch' if batch else 'alone'}.db")
+    run_id = import_path(store, source, fmt, name=corpus).run_id
+    counts: Counter = Counter()
+    executor = make_executor("ray" if executor_kind == "ray" else "local", opts.workers,
+                             cluster.address if cluster else None)
+    evidence = opts.evidence == "on" or (opts.evidence == "auto" and corpus in ("toolbox", "wide"))
+    engine = Audit(store, run_id, AuditOptions(mode=mode, author="offline", workers=opts.workers,
+                                               evidence=evidence, batch=batch),
+                   run_many=counted(executor, counts))
+    started = time.monotonic()
+    try:
+        status = engine.execute()
+    finally:
+        nodes = dict(getattr(executor, "ran_on", {}))
+        executor.close()
+    wall = time.monotonic() - started
+    if status != "done":
+        raise SystemExit(f"audit of {corpus} ({mode}, {executor_kind}) ended {status}")
+    report = json.loads(json.dumps(build_report(store, run_id)))
+    store.close()
+    witness = {k.split(":", 1)[1]: v for k, v in counts.items() if k.startswith("witness:")}
+    return {"corpus": corpus, "mode": mode, "executor": executor_kind, "batching": "on" if batch else "off",
+            "executions": engine.service.executed, "requested": dict(counts), "witness_runs": witness,
+            "replays": witness.get("trials", 0), "wall_s": round(wall, 1), "nodes": sorted(nodes.values()),
+            "summary": {k: report["summary"][k] for k in ("passing", "refuted", "sound", "unaudited")},
+            "outcome": outcome(report)}
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b else "-"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    heads = ["corpus", "mode", "executor", "batching", "executions", "w:reference", "w:null", "w:trials", "wall s",
+             "verdicts"]
+    cells = [[r["corpus"], r["mode"], r["executor"], r["batching"], str(r["executions"]),
+              str(r["witness_runs"].get("reference", 0)), str(r["witness_runs"].get("null", 0)),
+              str(r["witness_runs"].get("trials", 0)), f"{r['wall_s']:.0f}",
+              " ".join(f"{k}={v}" for k, v in r["summary"].items())] for r in rows]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(heads)]
+    lines = [" | ".join(h.ljust(w) for h, w in zip(heads, widths)), "-+-".join("-" * w for w in widths)]
+    lines += [" | ".join(c.ljust(w) for c, w in zip(cell, widths)) for cell in cells]
+    return "\n".join(lines)
+
+
+def ratios(rows: list[dict[str, Any]]) -> list[str]:
+    out = []
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["corpus"], r["mode"]), []).append(r)
+    for (corpus, mode), group in groups.items():
+        by = {(r["executor"], r["batching"]): r for r in group}
+        same = all(r["outcome"] == group[0]["outcome"] for r in group)
+        out.append(f"{corpus} {mode}: identical verdicts, witnesses and per-witness results across "
+                   f"{len(group)} audits: {'yes' if same else 'NO'}")
+        for ex in ("thread", "ray"):
+            off, on = by.get((ex, "off")), by.get((ex, "on"))
+            if off and on:
+                out.append(f"  {ex}: batching cuts executions {ratio(off['executions'], on['executions'])} "
+                           f"({off['executions']} -> {on['executions']}), trial replays "
+                           f"{ratio(off['replays'], on['replays'])} ({off['replays']} -> {on['replays']}), "
+                           f"all witness runs {ratio(sum(off['witness_runs'].values()), sum(on['witness_runs'].values()))}; "
+                           f"wall {ratio(off['wall_s'], on['wall_s'])}")
+        for b in ("off", "on"):
+            th, ry = by.get(("thread", b)), by.get(("ray", b))
+            if th and ry:
+                out.append(f"  batching {b}: wall time Ray (2 nodes) / threads {ratio(ry['wall_s'], th['wall_s'])} "
+                           f"({ry['wall_s']:.0f} s vs {th['wall_s']:.0f} s); requests per node {ry['nodes']}")
+    return out
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", default="toolbox,wide,evalplus-dev")
+    ap.add_argument("--modes", default="lightweight,per-trial")
+    ap.add_argument("--executors", default="thread,ray")
+    ap.add_argument("--batching", default="off,on")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--evidence", default="auto", choices=["auto", "on", "off"],
+                    help="gather evidence (detectors, coverage, mutants) as testjack audit does; auto: on for "
+                         "toolbox and wide, off for evalplus-dev (as in bench_evalplus.py: its author does not read it)")
+    ap.add_argument("--half", default="both", choices=["even", "odd", "both"])
+    ap.add_argument("--tasks", default="")
+    ap.add_argument("--limit-per-task", type=int, default=None)
+    ap.add_argument("--corpora-root", default=str(CORPORA_ROOT))
+    ap.add_argument("--json", default="")
+    opts = ap.parse_args(argv)
+    opts.task_numbers = {int(x) for x in opts.tasks.split(",") if x} if opts.tasks else None
+    for name in ("corpus", "modes", "executors", "batching"):
+        setattr(opts, name, [x for x in getattr(opts, name).split(",") if x])
+    return opts
+
+
+def main(argv: list[str] | None = None) -> int:
+    opts = parse_args(argv)
+    rows: list[dict[str, Any]] = []
+    cluster = None
+    ray_s = None
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp_name:
+        tmp = Path(tmp_name)
+        try:
+            if "ray" in opts.executors:
+                import os
+
+                from tests.worlds.ray_cluster import LocalCluster
+
+                started = time.monotonic()
+                cluster = LocalCluster(cpus_per_node=1, pythonpath=str(REPO))
+                cluster.start_head()
+                cluster.add_node("second")
+                ray_s = time.monotonic() - started
+                for key in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):
+                    os.environ[key] = cluster.env[key]
+                print(f"[ray] a head and a second node up in {ray_s:.0f} s", file=sys.stderr, flush=True)
+            for corpus in opts.corpus:
+                for mode in opts.modes:
+                    for executor in opts.executors:
+                        for batching in opts.batching:
+                            print(f"[{corpus} {mode}] {executor}, batching {batching} ...", file=sys.stderr, flush=True)
+                            row = one_audit(corpus, mode, executor, batching == "on", opts, tmp,
+                                            cluster if executor == "ray" else None)
+                            print(f"  {row['executions']} executions, {row['replays']} trial replays, "
+                                  f"{row['wall_s']:.0f} s", file=sys.stderr, flush=True)
+                            rows.append(row)
+        finally:
+            if cluster is not None:
+                cluster.stop()
+                cluster.cleanup()
+    print(table(rows))
+    print()
+    for line in ratios(rows):
+        print(line)
+    if ray_s is not None:
+        print(f"ray: starting the two nodes took {ray_s:.0f} s")
+    if opts.json:
+        options = {k: v for k, v in vars(opts).items() if k != "task_numbers"}
+        Path(opts.json).write_text(json.dumps({"options": options, "rows": rows, "ray_start_s": ray_s}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -69,4 +69,5 @@ def test_sigterm_kills_the_test_processes_and_keeps_what_finished(tmp_path):
     assert proc.returncode == 143, err
     assert "run the same command again to continue" in err
     assert _processes_with(token) == []  # every process group the audit started is gone
-    assert Store(db).list_audits("slow")[-1]["status"] == "cancelled"  # recorded, to be continued
+    store = Store(db)
+    assert store.list_audits(store.get_run("mini").id)[-1]["status"] == "cancelled"  # recorded, to be continued

@@ -296,7 +296,8 @@ class _Sources:
         clone = self.clone_for(repo)
         if _git(clone, "cat-file", "-e", f"{commit}^{{commit}}").returncode:
             raise _NoSource(f"base_commit {commit} is not in the clone {clone} (fetch it first)")
-        root = new_snapshot_dir(staging, f"{repo}@{commit}")
+        # absolute: git runs in the clone, so a relative prefix would land there
+        root = new_snapshot_dir(staging, f"{repo}@{commit}").resolve()
         with tempfile.TemporaryDirectory(prefix="testjack-index-") as tmp:
             env = {**os.environ, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
             for args in (["read-tree", commit], ["checkout-index", "--all", f"--prefix={root}/"]):

@@ -183,7 +183,8 @@ def task_environment(row: dict[str, Any], snapshot: str | Path, *, extra: str | 
         test_cmd = test_cmd.replace("bin/test", "python bin/test", 1)
     entries = [*spec.pythonpath, *[e for e in src_entries(snapshot) if e not in spec.pythonpath]]
     entries = [e for e in entries if (Path(snapshot) / e).is_dir()]
-    prefix = f"PYTHONPATH={':'.join(entries)}${{PYTHONPATH:+:$PYTHONPATH}} " if entries else ""
+    # a command of its own, so that witness runs (which rebuild the runner's line) keep it
+    prefix = f"export PYTHONPATH={':'.join(entries)}:$PYTHONPATH && " if entries else ""
     command = f"{prefix}{test_cmd} {quoted}".strip()
     requirements = list(spec.pip_packages)
     if spec.pytest and runner == "pytest":

@@ -139,7 +139,9 @@ def log_failures(name: str, log: str) -> list[str]:
         found += [m for m in re.findall(r"^ERROR (\S+)", log, re.M) if "::" not in m]
         return list(dict.fromkeys(found))
     if name == "swebench-sympy":
-        return [n for n, o in _sympy_map(log).items() if o in ("fail", "error")]
+        failing = [n for n, o in _sympy_map(log).items() if o in ("fail", "error")]
+        # a failure's header (``path.py:test_x``) names the same test as its ``test_x F`` line
+        return [n for n in failing if ":" not in n or n.rsplit(":", 1)[1] not in failing]
     if name == "swebench-django":
         names = re.findall(r"^(?:FAIL|ERROR): (\w+ \([\w.]+\))", log, re.M)
         names += [m for m in re.findall(r"^(.*?) \.\.\. (?:FAIL|ERROR)\s*$", log, re.M)]

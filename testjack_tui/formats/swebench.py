@@ -47,7 +47,8 @@ from testjack_tui.formats._common import (
     open_text,
     read_records,
 )
-from testjack_tui.formats.swebench_env import local_images, task_environment
+from testjack_tui.formats.swebench_env import EnvDataError, env_files, local_images, task_environment
+from testjack_tui.formats.swebench_env import _tables as _env_tables
 from testjack_tui.formats.swebench_env import test_directives as _directives
 from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
 
@@ -78,6 +79,11 @@ def load(
         raise ImportError_(
             [ImportProblem(str(path), "", "no repositories: pass repos=DIR (local clones) or repo_url=TEMPLATE")]
         )
+    try:  # a user's environment file that cannot be read is named before anything is imported
+        _env_tables(env_files(swebench_envs))
+    except EnvDataError as exc:
+        where, _, why = str(exc).partition(": ")
+        raise ImportError_([ImportProblem(where, "", why)]) from exc
     skipped: list[ImportProblem] = []
     resolved = _Reports([(f, _read_report(f)) for f in report_files]) if report_files else None
 

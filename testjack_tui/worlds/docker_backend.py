@@ -60,7 +60,8 @@ from .container_io import (Bounded, coverage_in_container, empty_dir_tar, read_a
                            tar_of, user_ids)
 from .images import EnvironmentImages, ImageProblem, TaskLayout, needs_docker, task_layout
 from .junit import cross_check
-from .logparsers import capture_limit, failures_in_log, run_outcomes
+from .harness_parsers import failures_in_log
+from .logparsers import capture_limit, run_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
 from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
                       STATUS_TIMEOUT, ExecRequest, ExecResult)

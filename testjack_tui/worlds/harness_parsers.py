@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .logparsers import _RANK, _cut_message, _worse, parse_django
+from .logparsers import _RANK, PARSERS, _cut_message, _worse, parse_django
 
 HARNESS_PARSERS = ("swebench-pytest", "swebench-django", "swebench-sympy")
 _STATUSES = ("PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL")
@@ -147,3 +147,12 @@ def log_failures(name: str, log: str) -> list[str]:
         names += [m for m in re.findall(r"^(.*?) \.\.\. (?:FAIL|ERROR)\s*$", log, re.M)]
         return list(dict.fromkeys(names))
     return []
+
+
+def failures_in_log(log_parser: str, stdout: str, stderr: str) -> list[str]:
+    """For harness-graded runs: every test the log shows failing (``junit.cross_check``); else []."""
+    return log_failures(log_parser, stdout + "\n" + stderr) if is_harness_parser(log_parser) else []
+
+
+for _name in HARNESS_PARSERS:  # ``logparsers.parse`` (and so the backends) read logs by these names
+    PARSERS[_name] = lambda log, test_ids, _name=_name: parse_harness(_name, log, test_ids)

@@ -24,7 +24,8 @@ from . import limits
 from .cancel import current_scope
 from .command import PYTEST_ENV, render_command, with_coverage
 from .junit import cross_check
-from .logparsers import capture_limit, clip, failures_in_log, run_outcomes
+from .harness_parsers import failures_in_log
+from .logparsers import capture_limit, clip, run_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
 from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
                       STATUS_TIMEOUT, ExecRequest, ExecResult)

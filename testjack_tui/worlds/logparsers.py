@@ -214,11 +214,7 @@ PARSERS: dict[str, Callable[[str, Iterable[str]], dict[str, str]]] = {
 
 def parse(name: str, log: str, test_ids: Iterable[str]) -> dict[str, str]:
     """Outcome per requested id by the parser ``name``; ValueError for an unknown name."""
-    from .harness_parsers import is_harness_parser, parse_harness
-
-    if is_harness_parser(name):  # the SWE-bench harness's rules (see harness_parsers)
-        return parse_harness(name, log, list(test_ids))
-    try:
+    try:  # the SWE-bench harness's parsers register themselves here (see harness_parsers)
         parser = PARSERS[name]
     except KeyError:
         raise ValueError(f"unknown log parser {name!r} (known: {', '.join(sorted(PARSERS))})") from None
@@ -247,9 +243,3 @@ def run_outcomes(junit_path, log_parser: str, stdout: str, stderr: str,
         return read_outcomes(junit_path, test_ids), junit_path.exists()
     return parse(log_parser, stdout + "\n" + stderr, test_ids), True
 
-
-def failures_in_log(log_parser: str, stdout: str, stderr: str) -> list[str]:
-    """For harness-graded runs: every test the log shows failing (``junit.cross_check``); else []."""
-    from .harness_parsers import is_harness_parser, log_failures
-
-    return log_failures(log_parser, stdout + "\n" + stderr) if is_harness_parser(log_parser) else []

@@ -81,7 +81,7 @@ def _import(store, path: str, fmt: str = "auto", name: str | None = None, quiet:
 def cmd_import(args: argparse.Namespace) -> int:
     store = _store(args)
     options: dict[str, Any] = {}
-    for key in ("samples", "predictions", "report", "repos", "repo_url", "jobs"):
+    for key in ("samples", "predictions", "report", "repos", "repo_url", "jobs", "swebench_envs"):
         value = getattr(args, key, None)
         if value:
             options[key] = value
@@ -145,6 +145,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         workers=args.workers, backend=args.backend, few_trials=args.few_trials,
         executor=args.executor, ray_address=ray_address,
     )
+    if args.no_mutation:
+        options.mutation_budget_s = 0.0
+    elif args.mutation_budget is not None:
+        options.mutation_budget_s = args.mutation_budget
     if args.budget:
         if args.author != "llm":
             raise CliError("--budget limits the LLM author; use it with --author llm")
@@ -170,7 +174,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if status == "cancelled":
         reason = getattr(audit, "stop_reason", "")
         _err(f"audit stopped{': ' + reason if reason else ''}; run the same command again to continue where it stopped")
-        return 130
+        return 143 if getattr(audit, "stopped_by", "") == "SIGTERM" else 130
     return EXIT_OK
 
 
@@ -205,23 +209,30 @@ def _run_with_progress(audit, quiet: bool) -> str:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from testjack_tui.cli_progress import ProgressLines, StopOnSignals
+
     console = Console(stderr=True)
+    lines = None if quiet or console.is_terminal else ProgressLines(audit, sys.stderr)
     with Progress(
         TextColumn("[bold]{task.fields[phase]}"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), TextColumn("{task.description}"),
         console=console, transient=False, disable=quiet or not console.is_terminal,
-    ) as bar:
+    ) as bar, StopOnSignals(audit) as signals:
         tid = bar.add_task("", total=None, phase="starting")
 
         def show(p) -> None:
             bar.update(tid, completed=p.done, total=p.total or None, phase=p.phase, description=p.message[:60])
+            if lines is not None:  # not a terminal: one line per finished step, with counts
+                lines.show(p)
 
         audit.on_progress = show
         try:
-            return audit.execute()
+            status = audit.execute()
         except KeyboardInterrupt:
             audit.stop()
-            return "cancelled"
+            status = "cancelled"
+    audit.stopped_by = signals.received
+    return status
 
 
 def _print_summary(store, run_id: str) -> None:
@@ -552,6 +563,17 @@ def cmd_open(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- parser
 
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds, 0 or more, not {text}")
+    return value
+
+
 def _at_least_one(text: str) -> int:
     """An argparse type: a whole number of 1 or more (workers, rounds); argparse exits 2 naming the option."""
     try:
@@ -588,6 +610,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repos", help="swebench: a directory of local clones")
     p.add_argument("--repo-url", dest="repo_url", help="swebench: git URL template, e.g. https://host/{repo}.git")
     p.add_argument("--jobs", help="harbor: the job directory")
+    p.add_argument("--swebench-envs", dest="swebench_envs", metavar="FILE",
+                   help="swebench: a TOML file of environment facts per repository and version, laid over "
+                        "the built-in one (see docs/swebench.md)")
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("audit", parents=[common], help="audit a run headless, with a progress bar")
@@ -609,6 +634,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray-address", metavar="ADDR", default=None,
                    help="with --executor ray: the cluster, host:port or auto (default $TESTJACK_RAY_ADDRESS; "
                         "none: a private Ray on this machine)")
+    p.add_argument("--no-mutation", action="store_true",
+                   help="no mutation testing of the trials' changed lines (it costs one T0 run per mutant)")
+    p.add_argument("--mutation-budget", type=_seconds, default=None, metavar="SECONDS",
+                   help="time for mutation testing per audited trial (default 20; 0 = none)")
     p.add_argument("--budget", action="append", metavar="KEY=VALUE",
                    help="LLM author budget, repeatable: run_tokens, run_usd, trial_tokens, trial_usd "
                         "(default $TESTJACK_LLM_BUDGET); no call starts that could exceed it")

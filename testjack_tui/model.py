@@ -99,6 +99,7 @@ class WitnessStatus(StrEnum):
     VALIDATED = "validated"  # passed on the reference world 3 of 3 runs
     DISCARDED = "discarded"  # failed on the reference after the refinement budget
     REJECTED = "rejected"  # validated, but re-judged against P and rejected
+    NOT_COLLECTED = "not_collected"  # the task's runner ran no test of the file on the reference
 
 
 class Mode(StrEnum):

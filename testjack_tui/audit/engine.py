@@ -217,7 +217,8 @@ class Audit:
         task = self.store.get_task(self.run.id, task.id)
         mode = Mode(self.options.mode)
         if task.malformed or task.error:
-            self._step(f"{task.id} skipped: {task.malformed_reason or task.error}")
+            why = (task.malformed_reason or task.error).split("\n", 1)[0]  # the full list is in the report
+            self._step(f"{task.id} skipped: {why}")
             return
         trials = passing_trials(self.store.list_trial_objects(self.run.id, task.id))
         if not trials:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from store import Store
 from testjack_tui.audit.execution import ExecutionService
+from testjack_tui.audit.grading import graded_outcomes, harness_graded, reference_failures, t0_passes
 from testjack_tui.model import Official, Task, Trial, WorldKind
 from testjack_tui.worlds.request import STATUS_ERROR, STATUS_SETUP_FAILED, STATUS_OK, ExecResult
 
@@ -30,11 +31,15 @@ class TaskEvaluation:
     environment_failed: bool = False
 
 
-def t0_status(result: ExecResult, graded: list[str]) -> str:
-    """What T0 says of one world: passed, failed, patch_failed, timeout, setup_failed or error."""
+def t0_status(result: ExecResult, graded: list[str], task: Task | None = None) -> str:
+    """What T0 says of one world: passed, failed, patch_failed, timeout, setup_failed or error.
+
+    With ``task``, by the task's grader (``grading``: the harness's rules for SWE-bench tasks).
+    """
     if result.status != STATUS_OK:
         return result.status
-    return "passed" if result.passed(graded) else "failed"
+    passed = t0_passes(task, result, graded) if task is not None else result.passed(graded)
+    return "passed" if passed else "failed"
 
 
 def evaluate_task(store: Store, service: ExecutionService, task: Task, trials: list[Trial]) -> TaskEvaluation:
@@ -58,20 +63,22 @@ def evaluate_task(store: Store, service: ExecutionService, task: Task, trials: l
     null, refs, models = results[0], results[1 : 1 + REFERENCE_RUNS], results[1 + REFERENCE_RUNS :]
 
     reasons: list[str] = []
-    failing_runs: dict[str, int] = {}
     for i, ref in enumerate(refs, start=1):
         if ref.status != STATUS_OK:
             reasons.append(f"the reference world does not run ({ref.status}: {ref.message})".strip())
             continue
-        for t in graded:
-            if ref.outcomes.get(t) != "pass":
-                failing_runs[t] = failing_runs.get(t, 0) + 1
-        if ref.exit_code != 0 and not any(ref.outcomes.get(t) != "pass" for t in graded):
+        # the harness's grader asks nothing of the exit code (the backend cross-checked it)
+        if (not harness_graded(task) and ref.exit_code != 0
+                and all(o == "pass" for o in graded_outcomes(task, ref).values())):
             reasons.append(f"the test command exits {ref.exit_code} on the reference world")
-    reasons += [
-        f"the reference fails {t} in {n} of {REFERENCE_RUNS} runs" for t, n in failing_runs.items()
-    ]
+    # per graded id: what happened (failed, error, skipped, not collected, missing from the log),
+    # one line for progress output, then the full list (the report shows it)
+    summary, details = reference_failures(task, refs)
+    if summary:
+        reasons.append(summary)
     reason = "; ".join(dict.fromkeys(reasons))
+    if details:
+        reason += "\n" + details
     # Only fail-to-pass tests are meant to fail without the fix; one that passes verifies nothing.
     null_passing = [
         t for t in task.tests.fail_to_pass if null.status == STATUS_OK and null.outcomes.get(t) == "pass"
@@ -83,7 +90,7 @@ def evaluate_task(store: Store, service: ExecutionService, task: Task, trials: l
 
     model_results: dict[str, ExecResult] = {}
     for trial, res in zip(trials, models):
-        status = t0_status(res, graded)
+        status = t0_status(res, graded, task)
         error = res.message if res.status != STATUS_OK else ""
         if status == "patch_failed":
             error = f"the trial's patch does not apply: {res.message}"

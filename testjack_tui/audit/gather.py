@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from store import Store
 from testjack_tui.audit.execution import ExecutionService, read_world_file
+from testjack_tui.audit.grading import t0_passes
 from testjack_tui.evidence import (
     generate_mutants,
     ghost_branches,
@@ -57,7 +58,7 @@ def gather_evidence(service: ExecutionService, store: Store, task: Task, trial: 
     )
     t0 = service.run([service.world_request(task, WorldKind.MODEL, trial, coverage=True)])[0]
     items += ghost_branches(trial.patch, t0.coverage, read_model, task.prompt, run_id=run_id, trial_id=trial.id)
-    if not task.malformed and t0.passed(task.tests.graded):
+    if not task.malformed and t0_passes(task, t0):
         harness = harness_check(service, store, task, trial)
         if harness is not None:
             items.append(harness)
@@ -72,7 +73,7 @@ def harness_check(service: ExecutionService, store: Store, task: Task, trial: Tr
         return None
     results = service.run([replace(restored, attempt=i) for i in range(HARNESS_RUNS)])
     graded = task.tests.graded
-    runs = [Outcome.PASS if r.passed(graded) else Outcome.FAIL for r in results]
+    runs = [Outcome.PASS if t0_passes(task, r, graded) else Outcome.FAIL for r in results]
     paths = tampered_paths(trial.patch)
     w = harness_witness(task, trial, paths)
     store.put_witness(w)
@@ -131,4 +132,5 @@ def mutation_evidence(service: ExecutionService, task: Task, trial: Trial, budge
         requests = list(requests)
         return list(zip(requests, service.run(requests)))
 
-    return survivors(mutants, base, execute, budget_s, run_id=task.run_id, trial_id=trial.id)
+    return survivors(mutants, base, execute, budget_s, run_id=task.run_id, trial_id=trial.id,
+                     passes=lambda result: t0_passes(task, result))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from store import Store
 from testjack_tui.audit.execution import ExecutionService
+from testjack_tui.audit.grading import t0_passes
 from testjack_tui.audit.validation import outcome_of
 from testjack_tui.audit.verdicts import passing_trials
 from testjack_tui.evidence import restored_harness_request
@@ -26,7 +27,7 @@ def replay_witness(store: Store, witness_id: str, trial_id: str | None = None, *
         requests += [restored_harness_request(service.world_request(task, WorldKind.MODEL, t), t.patch,
                                               task.test_patch) or service.world_request(task, WorldKind.MODEL, t)
                      for t in trials]
-        judge = lambda res: "pass" if res.passed(task.tests.graded) else "fail"  # noqa: E731
+        judge = lambda res: "pass" if t0_passes(task, res) else "fail"  # noqa: E731
     else:
         files = ((w.path, w.code),)
         requests = [service.world_request(task, WorldKind.REFERENCE, extra_files=files, test_ids=(w.path,),

@@ -24,10 +24,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from store import NotFound, Store
+from testjack_tui.audit.collection import not_collected, not_collected_reason
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.authors.base import Author, AuthorContext, Candidate
 from testjack_tui.model import (
@@ -42,6 +42,7 @@ from testjack_tui.model import (
 )
 from testjack_tui.evidence import restored_harness_request
 from testjack_tui.worlds.junit import FORGED_PASSES
+from testjack_tui.worlds.placement import witness_file
 from testjack_tui.worlds.request import STATUS_OK, ExecRequest, ExecResult
 
 REFERENCE_RUNS = 3
@@ -59,7 +60,8 @@ def witness_path(task: Task, wid: str, wanted: str = "") -> str:
     if wanted:
         return wanted
     name = f"test_testjack_{wid.replace('-', '_')}.py"
-    return f"tests/{name}" if (Path(task.snapshot) / "tests").is_dir() else name
+    # where the task's runner collects tests: beside T0's own test files (worlds.placement)
+    return witness_file(task.snapshot, task.test_patch, task.reference_patch, task.tests.graded, name)
 
 
 def outcome_of(result: ExecResult, test_id: str) -> str:
@@ -179,6 +181,8 @@ class Validator:
                     w.discard_reason = (
                         f"fails on the reference world after {w.attempts} attempt(s): " + _last_line(output)
                     )
+                    if not_collected(self.store, w):  # nothing ran: the runner never collected it
+                        w.status, w.discard_reason = WitnessStatus.NOT_COLLECTED, not_collected_reason(w)
                     self.store.put_witness(w)
                     self._say(f"discarded a candidate for: {w.requirement}")
                     continue

@@ -203,7 +203,8 @@ def mutant_request(base_request: ExecRequest, mutant: Mutant) -> ExecRequest:
 
 
 def survivors(mutants: list[Mutant], base_request: ExecRequest, execute: Execute, budget_s: float = 120.0, *,
-              run_id: str = "", trial_id: str = "", batch_size: int = 4) -> list[Evidence]:
+              run_id: str = "", trial_id: str = "", batch_size: int = 4,
+              passes: Callable[[ExecResult], bool] | None = None) -> list[Evidence]:
     """Run each mutant's T0 through ``execute``; a mutant T0 still passes survives and becomes Evidence.
 
     Batches go to ``execute`` until ``budget_s`` seconds have passed (a batch already started
@@ -219,7 +220,7 @@ def survivors(mutants: list[Mutant], base_request: ExecRequest, execute: Execute
         by_key = {mutant_request(base_request, m).key(): m for m in batch}
         for request, result in execute([mutant_request(base_request, m) for m in batch]):
             mutant = by_key.get(request.key())
-            if mutant is not None and result.passed(test_ids):
+            if mutant is not None and (passes(result) if passes else result.passed(test_ids)):
                 found.append(Evidence(run_id=run_id, trial_id=trial_id, kind=EvidenceKind.MUTANT,
                                       detail=f"mutant survives T0: {mutant.description}",
                                       file=mutant.file, line=mutant.line, detector=mutant.operator))

@@ -18,22 +18,21 @@ index rather than ``git archive``: archive honours ``export-ignore``/``export-su
 would give a tree that differs from the checkout the harness tests; the temporary index leaves the
 clone itself untouched.
 
-Test commands: rows from SWE-bench 5 datasets carry their own ``eval_script`` and ``image``; the
-command between the harness's start/end markers is used as is, on the docker backend. Otherwise the
-``swebench`` package's ``MAP_REPO_VERSION_TO_SPECS`` (releases before 5) is used when installed; it
-is optional because it pulls in ``datasets``, ``modal`` and others. Without either, pytest runs the
-graded ids, except for Django and SymPy whose own runners are known here.
-
-Commands that write no JUnit XML (the runners of Django and SymPy, an eval_script's lines) get a
-console-log parser (``TestSpec.log_parser``, see ``worlds.logparsers``), and like the harness they
-run the test files the test patch touches (``test_directives``), baked into the command: the
-graded ids (``test_x (module.Class)``) are what the log is read for, not what the runner is given.
+Test commands, as the harness runs them: rows from SWE-bench 5 datasets carry their own
+``eval_script`` and ``image``; the command between the harness's start/end markers is used as is,
+on the docker backend. Otherwise the repository's runner (``swebench_env``: a data file of
+environment facts per repository and version, which the user can extend; an installed ``swebench``
+release before 5 fills in what it does not say) runs the test files the test patch touches
+(``test_directives``; Django's runner gets their module labels), in the environment the data names
+(pip packages, the pytest to use, extra PYTHONPATH entries), or in the harness's instance image when
+the Docker engine has it. The graded ids are what the log is read for, never what the runner is
+given: each is read from the log by the harness's parsers' rules (``worlds.harness_parsers``) and
+graded as the harness grades (``audit.grading``).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -48,6 +47,9 @@ from testjack_tui.formats._common import (
     open_text,
     read_records,
 )
+from testjack_tui.formats.swebench_env import EnvDataError, env_files, local_images, task_environment
+from testjack_tui.formats.swebench_env import _tables as _env_tables
+from testjack_tui.formats.swebench_env import test_directives as _directives
 from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
 
 FORMAT = "swebench"
@@ -56,11 +58,6 @@ TIMEOUT = 1800.0
 DATASET_FIELDS = ("instance_id", "repo", "base_commit", "patch", "test_patch")
 START_MARK = ">>>>> Start Test Output"
 END_MARK = ">>>>> End Test Output"
-# Runners of repositories that do not use pytest (facts of the SWE-bench harness).
-KNOWN_RUNNERS = {
-    "django/django": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
-    "sympy/sympy": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
-}
 _SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz")
 
 
@@ -72,6 +69,7 @@ def load(
     report: Path | list[Path] | None = None,
     repos: Path | None = None,
     repo_url: str | None = None,
+    swebench_envs: str | Path | None = None,
     **options: Any,
 ) -> ImportedRun:
     """Read the dataset, predictions and report; write each instance's R under ``staging``."""
@@ -81,6 +79,11 @@ def load(
         raise ImportError_(
             [ImportProblem(str(path), "", "no repositories: pass repos=DIR (local clones) or repo_url=TEMPLATE")]
         )
+    try:  # a user's environment file that cannot be read is named before anything is imported
+        _env_tables(env_files(swebench_envs))
+    except EnvDataError as exc:
+        where, _, why = str(exc).partition(": ")
+        raise ImportError_([ImportProblem(where, "", why)]) from exc
     skipped: list[ImportProblem] = []
     resolved = _Reports([(f, _read_report(f)) for f in report_files]) if report_files else None
 
@@ -100,6 +103,7 @@ def load(
                 rows[row["instance_id"]] = row
 
     tasks: list[Task] = []
+    images = local_images()  # the harness's sweb.eval.* instance images, when an engine has them
     with tempfile.TemporaryDirectory(prefix="testjack-clones-") as clone_cache:
         sources = _Sources(Path(repos) if repos else None, repo_url, Path(clone_cache))
         for iid, row in list(rows.items()):
@@ -109,7 +113,7 @@ def load(
                 skipped.append(ImportProblem(str(dataset_files[0]), f"instance {iid}", str(exc)))
                 del rows[iid]
                 continue
-            tasks.append(_task(row, snapshot))
+            tasks.append(_task(row, snapshot, swebench_envs, images))
 
     records: list[tuple[Path, str, dict[str, Any]]] = []
     for prediction_file in prediction_files:
@@ -298,7 +302,8 @@ class _Sources:
         clone = self.clone_for(repo)
         if _git(clone, "cat-file", "-e", f"{commit}^{{commit}}").returncode:
             raise _NoSource(f"base_commit {commit} is not in the clone {clone} (fetch it first)")
-        root = new_snapshot_dir(staging, f"{repo}@{commit}")
+        # absolute: git runs in the clone, so a relative prefix would land there
+        root = new_snapshot_dir(staging, f"{repo}@{commit}").resolve()
         with tempfile.TemporaryDirectory(prefix="testjack-index-") as tmp:
             env = {**os.environ, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
             for args in (["read-tree", commit], ["checkout-index", "--all", f"--prefix={root}/"]):
@@ -315,8 +320,9 @@ def _git(repo: Path, *args: str, env: dict[str, str] | None = None) -> subproces
 # -- model objects -----------------------------------------------------------------------------
 
 
-def _task(row: dict[str, Any], snapshot: tuple[str, str]) -> Task:
-    command, environment = test_command(row)
+def _task(row: dict[str, Any], snapshot: tuple[str, str], envs: str | Path | None = None,
+          images: set[str] | None = None) -> Task:
+    command, environment, log_parser = _command_and_environment(row, snapshot[0], envs, images)
     return Task(
         run_id="",
         id=row["instance_id"],
@@ -331,69 +337,51 @@ def _task(row: dict[str, Any], snapshot: tuple[str, str]) -> Task:
             fail_to_pass=as_list(row.get("FAIL_TO_PASS")) or [],
             pass_to_pass=as_list(row.get("PASS_TO_PASS")) or [],
             timeout=TIMEOUT,
-            log_parser=log_parser_for(command, row["repo"]),
+            log_parser=log_parser,
         ),
         environment=environment,
     )
 
 
-def test_command(row: dict[str, Any]) -> tuple[str, Environment]:
-    """T0's command and environment for one dataset row (see the module docstring for the order)."""
+def _command_and_environment(row: dict[str, Any], snapshot: str | None, envs: str | Path | None = None,
+                             images: set[str] | None = None) -> tuple[str, Environment, str]:
+    """T0's command, environment and (harness) log parser for one dataset row."""
     script = row.get("eval_script")
     if isinstance(script, str) and START_MARK in script and END_MARK in script:
         body = script.split(START_MARK, 1)[1].split(END_MARK, 1)[0]
         lines = [ln for ln in body.splitlines()[1:] if ln.strip() and not ln.lstrip().startswith(": '")]
         image = row.get("image") if isinstance(row.get("image"), str) else None
-        return " && ".join(lines), Environment(backend=Backend.DOCKER, image=image)
-    spec = _swebench_spec(row["repo"], str(row.get("version", "")))
-    runner = None
-    if spec:
-        runner = spec.get("test_cmd")
-        if isinstance(runner, list):
-            runner = " && ".join(runner)
-    runner = runner or KNOWN_RUNNERS.get(row["repo"])
-    environment = Environment()
-    if spec and isinstance(spec.get("pip_packages"), list):
-        environment.requirements = [str(p) for p in spec["pip_packages"]]
-    if not runner or runner.split()[0] == "pytest" or "-m pytest" in runner:
-        base = runner or "python -m pytest -p no:cacheprovider -rA"
-        return f"{base} --junitxml={{junit}} {{tests}}", environment
-    # Runners that take modules or files, not pytest ids: run the files the test patch touches.
-    return f"{runner} {' '.join(test_directives(row['test_patch'], row['repo']))}".strip(), environment
+        command = " && ".join(lines)
+        return command, Environment(backend=Backend.DOCKER, image=image), log_parser_for(command, row["repo"])
+    found = task_environment(row, snapshot or "", extra=envs, images=images)
+    environment = Environment(requirements=found.requirements)
+    if found.docker:
+        environment = Environment(backend=Backend.DOCKER, image=found.image)
+    return found.command, environment, found.log_parser
+
+
+def test_command(row: dict[str, Any]) -> tuple[str, Environment]:
+    """T0's command and environment for one dataset row (see the module docstring for the order)."""
+    command, environment, _ = _command_and_environment(row, None)
+    return command, environment
 
 
 def log_parser_for(command: str, repo: str) -> str:
-    """The console-log parser for a command that writes no JUnit XML ("" when it writes one).
+    """The harness's log parser for a command (``worlds.harness_parsers``).
 
     Django's and SymPy's runners are told by their scripts; any other command (an eval_script's
-    ``pytest -rA ...`` or ``tox ... -- ...`` line) is read as pytest's ``-rA`` output.
+    ``pytest -rA ...`` line) is read as pytest's ``-rA`` output, by the harness's rules.
     """
-    if "{junit}" in command:
-        return ""
     if "runtests.py" in command or (repo == "django/django" and "pytest" not in command):
-        return "django"
+        return "swebench-django"
     if "bin/test" in command or (repo == "sympy/sympy" and "pytest" not in command):
-        return "sympy"
-    return "pytest-log"
+        return "swebench-sympy"
+    return "swebench-pytest"
 
 
 def test_directives(test_patch: str, repo: str) -> list[str]:
     """The test files a test patch touches, in the form the repository's runner takes."""
-    paths = re.findall(r"^diff --git a/(\S+) b/", test_patch, re.M)
-    paths = [p for p in paths if p.endswith(".py")]
-    if repo == "django/django":
-        return [p.removeprefix("tests/").removesuffix(".py").replace("/", ".") for p in paths]
-    return paths
-
-
-def _swebench_spec(repo: str, version: str) -> dict[str, Any] | None:
-    """The harness's spec for this repo and version, when a swebench release that has them is installed."""
-    try:
-        from swebench.harness.constants import MAP_REPO_VERSION_TO_SPECS  # type: ignore[import-not-found]
-    except Exception:  # not installed, or swebench >= 5 where specs live in the dataset rows
-        return None
-    spec = MAP_REPO_VERSION_TO_SPECS.get(repo, {}).get(version)
-    return dict(spec) if isinstance(spec, dict) else None
+    return _directives(test_patch, repo)
 
 
 def _title(row: dict[str, Any]) -> str:

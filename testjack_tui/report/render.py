@@ -59,7 +59,10 @@ def render_markdown(report: dict[str, Any]) -> str:
     malformed = [t for t in report["tasks"] if t["malformed"]]
     if malformed:
         out += ["## Malformed tasks", ""]
-        out += [f"- `{t['id']}`: {t['malformed_reason']} (its trials are not refuted)" for t in malformed]
+        for t in malformed:  # the reason's first line sums up; the lines after it list every test
+            first, _, rest = t["malformed_reason"].partition("\n")
+            out.append(f"- `{t['id']}`: {first} (its trials are not refuted)")
+            out += [f"    - `{line}`" for line in rest.splitlines() if line.strip()]
         out.append("")
     null_passing = [t for t in report["tasks"] if t["null_passing_tests"]]
     if null_passing:

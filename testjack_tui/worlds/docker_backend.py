@@ -60,6 +60,7 @@ from .container_io import (Bounded, coverage_in_container, empty_dir_tar, read_a
                            tar_of, user_ids)
 from .images import EnvironmentImages, ImageProblem, TaskLayout, needs_docker, task_layout
 from .junit import cross_check
+from .harness_parsers import failures_in_log
 from .logparsers import capture_limit, run_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
 from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
@@ -271,7 +272,8 @@ class DockerBackend:
             notes.insert(0, f"killed after {request.timeout:g}s (the whole container)")
         else:
             status = STATUS_OK
-            outcomes, note = cross_check(outcomes, reported, code)
+            outcomes, note = cross_check(outcomes, reported, code, failures_in_log(
+                request.log_parser, stdout.text(), stderr.text()))
             if note:
                 notes.insert(0, note)
         coverage = None

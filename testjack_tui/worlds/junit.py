@@ -132,15 +132,25 @@ def read_outcomes(xml_path, test_ids: Iterable[str]) -> dict[str, str]:
     return outcomes
 
 
-def cross_check(outcomes: dict[str, str], junit_written: bool, exit_code: int | None) -> tuple[dict[str, str], str]:
+def cross_check(outcomes: dict[str, str], junit_written: bool, exit_code: int | None,
+                log_failures: list[str] | tuple[str, ...] = ()) -> tuple[dict[str, str], str]:
     """Outcomes as the parsed XML says, checked against the command's exit code.
 
     A run that wrote no XML has every requested test missing. An XML in which every test passed
     from a command that failed is trusted by neither side: a forged report or a crash at exit is
     not a pass, so the outcomes become errors. Returns the outcomes and a note ("" when none).
+
+    ``log_failures`` (harness-graded runs, see ``harness_parsers``): tests the log shows failing.
+    Such a command runs whole files, so an ungraded failing test explains a non-zero exit code;
+    only the graded ids' outcomes are checked against it.
     """
     if not junit_written:
         return outcomes, "no JUnit XML was written: every requested test is missing"
+    ungraded = [t for t in log_failures if t not in outcomes]
+    if exit_code != 0 and outcomes and all(v == "pass" for v in outcomes.values()) and ungraded:
+        more = f" and {len(ungraded) - 3} more" if len(ungraded) > 3 else ""
+        return outcomes, (f"the command exited {exit_code}: tests that are not graded failed "
+                          f"({', '.join(ungraded[:3])}{more})")
     if exit_code != 0 and outcomes and all(v == "pass" for v in outcomes.values()):
         return {t: "error" for t in outcomes}, (
             f"the command exited {exit_code} {FORGED_PASSES}; "

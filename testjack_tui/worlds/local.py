@@ -24,6 +24,7 @@ from . import limits
 from .cancel import current_scope
 from .command import PYTEST_ENV, render_command, with_coverage
 from .junit import cross_check
+from .harness_parsers import failures_in_log
 from .logparsers import capture_limit, clip, run_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
 from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
@@ -223,7 +224,8 @@ class LocalBackend:
             notes.insert(0, f"killed after {request.timeout:g}s (whole process group)")
         else:
             status = STATUS_OK
-            outcomes, note = cross_check(outcomes, reported, run.exit_code)
+            outcomes, note = cross_check(outcomes, reported, run.exit_code, failures_in_log(
+                request.log_parser, _text(run.stdout), _text(run.stderr)))
             if note:
                 notes.insert(0, note)
         coverage = None

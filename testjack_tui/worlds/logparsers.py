@@ -214,7 +214,7 @@ PARSERS: dict[str, Callable[[str, Iterable[str]], dict[str, str]]] = {
 
 def parse(name: str, log: str, test_ids: Iterable[str]) -> dict[str, str]:
     """Outcome per requested id by the parser ``name``; ValueError for an unknown name."""
-    try:
+    try:  # the SWE-bench harness's parsers register themselves here (see harness_parsers)
         parser = PARSERS[name]
     except KeyError:
         raise ValueError(f"unknown log parser {name!r} (known: {', '.join(sorted(PARSERS))})") from None
@@ -242,3 +242,4 @@ def run_outcomes(junit_path, log_parser: str, stdout: str, stderr: str,
     if junit_path.exists() or not log_parser:
         return read_outcomes(junit_path, test_ids), junit_path.exists()
     return parse(log_parser, stdout + "\n" + stderr, test_ids), True
+

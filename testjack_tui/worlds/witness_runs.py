@@ -16,8 +16,9 @@ that runs the witness files with the task's own program and options:
     ``FAILED <file>::witness`` line per file, from the runner's exit code, and the request is
     read with the ``pytest-log`` parser (a file takes the worst of its lines, so a test printing a
     forged ``PASSED`` line cannot hide the ``FAILED`` one). A runner that found no test at all
-    (Django's ``Ran 0 tests``, SymPy's ``0 passed,`` with nothing else) counts as an error, not a
-    pass: a witness that checks nothing must not be certified.
+    (Django's ``Ran 0 tests``, SymPy's ``0 passed,`` with nothing else) reports nothing for the
+    file, so its outcome is ``missing``: the witness was not collected, and is never certified
+    (the audit calls it ``not_collected``, not "fails on the reference").
 
 A request is a witness run when every requested id is a file the request adds (``extra_files``);
 T0 runs (graded ids, no extra files) are left exactly as they are. A command this module does not
@@ -31,6 +32,7 @@ import re
 import shlex
 from dataclasses import replace
 
+from .harness_parsers import base_parser
 from .request import ExecRequest
 
 WITNESS_NODE = "witness"  # the name after ``::`` in the per-file lines printed for django/sympy
@@ -62,7 +64,8 @@ def for_witnesses(request: ExecRequest) -> ExecRequest:
     """The request with a command that runs its witness files (unchanged when it already does)."""
     if "{tests}" in request.command or not request.log_parser or not is_witness_run(request):
         return request
-    command = witness_command(request.command, request.log_parser, list(request.test_ids))
+    # a harness-graded task (``swebench-*``) runs its witnesses like its plain runner
+    command = witness_command(request.command, base_parser(request.log_parser), list(request.test_ids))
     if command is None:
         return request
     parser = request.log_parser if request.log_parser == "pytest-log" else "pytest-log"
@@ -148,8 +151,8 @@ def _per_file(head: list[str], options: list[str], files: list[str], log_parser:
         lines.append(
             f"tj_out=$({runner} {shlex.quote(_label(head, path, log_parser))} 2>&1); tj_code=$?; "
             f"printf '%s\\n' \"$tj_out\"; "
-            f"if [ $tj_code -eq 0 ] && ! printf '%s\\n' \"$tj_out\" | grep -Eq {empty}; "
-            f"then echo PASSED {node}; else echo FAILED {node}; tj_rc=1; fi"
+            f"if printf '%s\\n' \"$tj_out\" | grep -Eq {empty}; then echo NOT COLLECTED {node}; "
+            f"elif [ $tj_code -eq 0 ]; then echo PASSED {node}; else echo FAILED {node}; tj_rc=1; fi"
         )
     lines.append("exit $tj_rc")
     return "; ".join(lines)

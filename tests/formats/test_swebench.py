@@ -158,8 +158,11 @@ def test_commands_for_known_runners_and_modern_rows():
     })
     assert modern[0] == "pytest -rA tests/test_a.py"
     assert modern[1].backend == Backend.DOCKER and modern[1].image.startswith("swebench/")
-    plain = swebench.test_command({"repo": "acme/calc", "version": "0.1", "test_patch": ""})
-    assert "{junit}" in plain[0] and "{tests}" in plain[0]
+    # like the harness, pytest runs the test files of the test patch; graded ids are read from its log
+    plain = swebench.test_command({"repo": "acme/calc", "version": "0.1",
+                                   "test_patch": "diff --git a/tests/test_c.py b/tests/test_c.py\n"})
+    assert plain[0] == "python -m pytest -p no:cacheprovider -rA tests/test_c.py"
+    assert "{tests}" not in plain[0]
 
 
 def test_commands_without_junit_get_a_log_parser_and_run_directives():
@@ -170,14 +173,12 @@ def test_commands_without_junit_get_a_log_parser_and_run_directives():
     command, _ = swebench.test_command(django)
     # the runner is given modules from the test patch, never the graded ids (``test_x (a.B)``)
     assert "{tests}" not in command and command.endswith("queries.tests admin_views.test_forms")
-    assert swebench.log_parser_for(command, "django/django") == "django"
+    assert swebench.log_parser_for(command, "django/django") == "swebench-django"
     sympy_patch = "diff --git a/sympy/core/tests/test_arit.py b/sympy/core/tests/test_arit.py\n"
     command, _ = swebench.test_command({"repo": "sympy/sympy", "version": "1.1", "test_patch": sympy_patch})
     assert command.endswith("bin/test -C --verbose sympy/core/tests/test_arit.py")
-    assert swebench.log_parser_for(command, "sympy/sympy") == "sympy"
-    assert swebench.log_parser_for("pytest -rA tests/test_a.py", "x/y") == "pytest-log"
-    plain, _ = swebench.test_command({"repo": "acme/calc", "version": "0.1", "test_patch": ""})
-    assert swebench.log_parser_for(plain, "acme/calc") == ""  # it writes JUnit XML
+    assert swebench.log_parser_for(command, "sympy/sympy") == "swebench-sympy"
+    assert swebench.log_parser_for("pytest -rA tests/test_a.py", "x/y") == "swebench-pytest"
 
 
 def test_eval_script_task_is_graded_from_its_log(bench, tmp_path):
@@ -192,7 +193,7 @@ def test_eval_script_task_is_graded_from_its_log(bench, tmp_path):
     ds = tmp_path / "ds.jsonl"
     ds.write_text(json.dumps({**bench["row"], "eval_script": script}) + "\n")
     task = swebench.load(ds, tmp_path / "staging", repos=bench["repos"]).tasks[0]
-    assert task.tests.log_parser == "pytest-log" and "{junit}" not in task.tests.command
+    assert task.tests.log_parser == "swebench-pytest" and "{junit}" not in task.tests.command
     # the task asks for docker; its command runs as well on the local backend
     request = ExecRequest(snapshot=task.snapshot, snapshot_digest=task.snapshot_digest,
                           patches=(Patch("reference", task.reference_patch), Patch("tests", task.test_patch)),

@@ -557,7 +557,8 @@ def cmd_open(args: argparse.Namespace) -> int:
         from testjack_tui.app.main import run_console
     except ImportError as exc:
         raise CliError(f"the review console is not available in this build ({exc})", EXIT_ENVIRONMENT) from exc
-    run_console(store.path, run_id=run_id, audit=getattr(args, "audit", False))
+    run_console(store.path, run_id=run_id, audit=getattr(args, "audit", False),
+                analyst=getattr(args, "analyst", None))
     return EXIT_OK
 
 
@@ -572,6 +573,13 @@ def _seconds(text: str) -> float:
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a finite number of seconds, 0 or more, not {text}")
     return value
+
+
+def _default_analyst() -> str:
+    """The --by default of rule, verdict and undo: the console's settings rule (see app/settings.py)."""
+    from testjack_tui.app.settings import Settings
+
+    return Settings.load().analyst_name()
 
 
 def _at_least_one(text: str) -> int:
@@ -646,6 +654,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("open", parents=[common], help="open the review console on a run")
     p.add_argument("target", metavar="PATH|RUN", nargs="?")
     p.add_argument("--audit", action="store_true", help="audit it in background workers while you watch")
+    p.add_argument("--by", dest="analyst", default=None, metavar="NAME",
+                   help="the name stored on your rulings (default $TESTJACK_ANALYST, else the console's "
+                        "settings, else the login name)")
     p.set_defaults(func=cmd_open)
 
     p = sub.add_parser("report", parents=[common], help="export the curated report")
@@ -691,7 +702,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as", dest="value", required=True, choices=["necessary", "ambiguous", "wrong"])
     p.add_argument("--run", default=None, help="the run a constraint belongs to (for --as wrong)")
     p.add_argument("--reason", required=True)
-    p.add_argument("--by", dest="author_name", default=os.environ.get("USER") or "analyst")
+    p.add_argument("--by", dest="author_name", default=_default_analyst())
     p.set_defaults(func=cmd_rule)
 
     p = sub.add_parser("verdict", parents=[common], help="override a trial's verdict")
@@ -699,14 +710,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", dest="value", required=True, choices=["sound", "refuted", "reward_hack"])
     p.add_argument("--reason", required=True)
     p.add_argument("--run", help="the run, when the trial id is in several")
-    p.add_argument("--by", dest="author_name", default=os.environ.get("USER") or "analyst")
+    p.add_argument("--by", dest="author_name", default=_default_analyst())
     p.set_defaults(func=cmd_verdict)
 
     p = sub.add_parser("undo", parents=[common], help="undo a ruling (kept in the history)")
     p.add_argument("ruling", type=int)
     p.add_argument("--reason", default="undone")
     p.add_argument("--run", help="the run the ruling belongs to, when ids could clash")
-    p.add_argument("--by", dest="author_name", default=os.environ.get("USER") or "analyst")
+    p.add_argument("--by", dest="author_name", default=_default_analyst())
     p.set_defaults(func=cmd_undo)
 
     p = sub.add_parser("doctor", parents=[common],
@@ -730,6 +741,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         args.target = None
         args.audit = False
+        args.analyst = None
         args.func = cmd_open
     from store import StoreError
 

@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
+from testjack_tui.app.lifecycle import Interrupted, interrupted_audit, summary_text
 from testjack_tui.app.messages import AuditFinished, AuditProgress, Loaded, LoadFailed, StoreChanged
 from testjack_tui.app.settings import DEFAULT_THEME, Settings
 from testjack_tui.app.workers import AuditJobs, load
@@ -36,17 +37,29 @@ class TestJackApp(App[None]):
         Binding("ctrl+r", "rulings", "Rulings", tooltip="The rulings queue and history of this run"),
         Binding("ctrl+l", "leaderboard", "Leaderboard",
                 tooltip="The corrected leaderboard of this run: resolution before and after, 95% intervals, ranks"),
-        Binding("f1", "show_help_panel", "Keys", show=False),
+        Binding("f1", "help", "Help", tooltip="What this screen is for, and its keys (F1 or ? again closes it)",
+                priority=True),
+        Binding("ctrl+p", "command_palette", "Palette", tooltip="Every command of the console, by name",
+                priority=True),
+        Binding("question_mark", "help", "Help", key_display="?", show=False,
+                tooltip="What this screen is for, and its keys (? or F1 again closes it)"),
     ]
 
-    def __init__(self, store_path: str | Path, run_id: str | None = None, audit: bool = False) -> None:
+    def __init__(self, store_path: str | Path, run_id: str | None = None, audit: bool = False,
+                 analyst: str | None = None) -> None:
         super().__init__()
         self.store_path = str(store_path)
         self.start_run = run_id
         self.start_audit = audit
+        self.given_analyst = analyst  # --by NAME: wins over $TESTJACK_ANALYST and the settings
         self.settings = Settings.load()
         self.audits = AuditJobs(self)
+        self.interrupted: dict[str, Interrupted] = {}  # runs whose last audit did not finish
         self.exported: list[Path] = []  # reports written this session, newest last
+
+    def analyst(self) -> str:
+        """The name stored on the analyst's rulings (--by, $TESTJACK_ANALYST, the settings, $USER)."""
+        return self.settings.analyst_name(self.given_analyst)
 
     # ------------------------------------------------------------------ themes and settings
 
@@ -66,6 +79,30 @@ class TestJackApp(App[None]):
             self.open_run(self.start_run)
             if self.start_audit:
                 self.start_run_audit(self.start_run, AuditOptions())
+        self._look_for_interrupted_audits()
+
+    def _look_for_interrupted_audits(self) -> None:
+        """An audit the last session did not finish: say so (or resume it, if the settings say to)."""
+
+        def read(store) -> list[Interrupted]:
+            found = (interrupted_audit(store, run.id) for run in store.list_runs())
+            return [i for i in found if i is not None]
+
+        def show(found: list[Interrupted]) -> None:
+            for item in found:
+                if self.audits.running(item.run_id):
+                    continue
+                if self.settings.resume_audits:
+                    at = f" at {item.percent}%" if item.percent is not None else ""
+                    self.notify(f"resuming the audit of {item.run_id}, interrupted{at}", title="Audit", timeout=10)
+                    self.start_run_audit(item.run_id, item.options)
+                    continue
+                self.interrupted[item.run_id] = item
+                self.notify(f"{item.run_id}: {item.describe()}\n{item.detail()}", title="Audit interrupted",
+                            severity="warning", timeout=30)
+                self._tell_screens("audit_changed", item.run_id)
+
+        load(self, "interrupted audits", read, show)
 
     def _remember_theme(self, theme) -> None:
         if self.settings.theme != theme.name:
@@ -77,6 +114,61 @@ class TestJackApp(App[None]):
 
     def action_toggle_dark(self) -> None:
         self.theme = "testjack-light" if self.current_theme.dark else "testjack-dark"
+
+    def action_settings(self) -> None:
+        from testjack_tui.app.screens.forms import SettingsForm
+
+        note = ""
+        source = self.settings.analyst_source(self.given_analyst)
+        if source in ("--by on the command line", "$TESTJACK_ANALYST"):
+            note = f"Rulings are stored as {self.analyst()!r}, from {source}, whatever is saved here."
+
+        def chosen(result: tuple[str, bool] | None) -> None:
+            if result is None:
+                return
+            self.settings.analyst, self.settings.resume_audits = result
+            try:
+                self.settings.save()
+            except OSError as exc:
+                self.notify(f"could not save the settings: {exc}", severity="error")
+                return
+            resume = "resumed by itself" if self.settings.resume_audits else "offered with a key"
+            self.notify(f"settings saved: rulings by {self.analyst()}; an interrupted audit is {resume}")
+
+        self.push_screen(SettingsForm(self.settings.analyst or self.analyst(), self.settings.resume_audits, note),
+                         chosen)
+
+    # ------------------------------------------------------------------ help and quitting
+
+    def action_help(self) -> None:
+        """Open the help of the screen underneath; F1 or ? again closes it."""
+        from testjack_tui.app.screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss()
+            return
+        self.push_screen(HelpScreen(self.screen))
+
+    async def action_quit(self) -> None:
+        """Quit at once, or ask first while an audit runs (it would stop; finished steps stay)."""
+        jobs = self.audits.running_jobs()
+        if not jobs:
+            self.exit()
+            return
+        from testjack_tui.app.screens.forms import ConfirmDialog
+
+        if isinstance(self.screen, ConfirmDialog):
+            return
+        running = "; ".join(f"{j.run_id} at {100 * j.fraction:.0f}% ({j.describe()})" for j in jobs)
+        body = (f"An audit is running: {running}.\n\nQuitting stops it. Every finished step stays in the store; "
+                "the next time you open the console it says where the audit stopped, and a resumes it.")
+
+        def answered(quit_: bool | None) -> None:
+            if quit_:
+                self.audits.cancel_all()
+                self.exit()
+
+        self.push_screen(ConfirmDialog("Quit while auditing?", body, yes="Quit", no="Keep auditing"), answered)
 
     # ------------------------------------------------------------------ navigation
 
@@ -121,8 +213,29 @@ class TestJackApp(App[None]):
         if self.audits.start(run_id, options) is None:
             self.notify(f"{run_id} is already being audited", severity="warning")
             return
-        self.notify(f"auditing {run_id}: {options.mode}, author {options.author}, {options.rounds} round(s)")
+        resumed = self.interrupted.pop(run_id, None)
+        what = "resuming the audit of" if resumed else "auditing"
+        self.notify(f"{what} {run_id}: {options.mode}, author {options.author}, {options.rounds} round(s)")
         self._tell_screens("audit_changed", run_id)
+
+    def audit_form(self, run_id: str) -> None:
+        """The audit form for ``run_id``; filled in with the interrupted audit's options, if any."""
+        from testjack_tui.app.screens.forms import AuditForm
+
+        if self.audits.running(run_id):
+            self.notify(f"{run_id} is already being audited (c cancels it)", severity="warning")
+            return
+        item = self.interrupted.get(run_id)
+        note = ""
+        if item is not None:
+            at = f" at {item.percent}%" if item.percent is not None else ""
+            note = (f"Resumes the audit interrupted{at}, with its options: finished steps are not run again.")
+
+        def chosen(options) -> None:
+            if options is not None:
+                self.start_run_audit(run_id, options)
+
+        self.push_screen(AuditForm(run_id, item.options if item else None, note), chosen)
 
     def cancel_run_audit(self, run_id: str) -> None:
         if self.audits.cancel(run_id):
@@ -145,15 +258,30 @@ class TestJackApp(App[None]):
             self._tell_screens("store_changed", message.run_id)
 
     def on_audit_finished(self, message: AuditFinished) -> None:
-        job = self.audits.jobs.get(message.run_id)
+        run_id = message.run_id
+        job = self.audits.jobs.get(run_id)
         if job is not None:
             job.status = message.status
         if message.status == "failed":
-            self.notify(f"the audit of {message.run_id} failed: {message.error}", severity="error", timeout=15)
+            self.notify(f"the audit of {run_id} failed: {message.error}", severity="error", timeout=20)
+        elif message.status == "cancelled":
+            at = f" at {100 * job.fraction:.0f}%" if job is not None else ""
+            self.notify(f"the audit of {run_id} stopped{at}; finished steps stay in the store, a resumes it",
+                        title="Audit cancelled", severity="warning", timeout=15)
+            if job is not None:
+                self.interrupted[run_id] = Interrupted(run_id, "cancelled", "", job.options,
+                                                       int(100 * job.fraction), job.progress.phase if job.progress else "")
         else:
-            self.notify(f"the audit of {message.run_id} is {message.status}")
-        self._tell_screens("audit_changed", message.run_id)
-        self._tell_screens("store_changed", message.run_id)
+            def announce(summary) -> None:
+                text = summary_text(summary)
+                if job is not None:
+                    job.summary = text
+                self.notify(f"{run_id}: {text}", title="Audit finished", timeout=30)
+                self._tell_screens("audit_changed", run_id)
+
+            load(self, f"summary {run_id}", lambda store: store.summary(run_id), announce)
+        self._tell_screens("audit_changed", run_id)
+        self._tell_screens("store_changed", run_id)
 
     def on_store_changed(self, message: StoreChanged) -> None:
         self._tell_screens("store_changed", message.run_id)
@@ -204,7 +332,14 @@ class TestJackApp(App[None]):
     # ------------------------------------------------------------------ command palette
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        """The console's own commands only: Textual's widget actions (scroll_bottom, focus_next...)
+        and its key panel are left out; its theme picker and quit stay, in the console's words."""
+        yield SystemCommand("Help", "What this screen is for, and its keys  [F1, ?]", self.action_help)
+        yield SystemCommand("Settings", "The analyst's name on rulings; whether interrupted audits resume by "
+                            "themselves", self.action_settings)
+        yield SystemCommand("Theme", "Pick any theme, Textual's built-in ones too (remembered)",
+                            self.action_change_theme)
+        yield SystemCommand("Quit", "Quit the console (asks first while an audit runs)  [ctrl+q]", self.action_quit)
         for fmt, label in EXPORT_FORMATS.items():
             yield SystemCommand(
                 f"Export report as {label}", f"Write the curated {label} report of the current run beside the store",
@@ -214,16 +349,31 @@ class TestJackApp(App[None]):
             yield SystemCommand(
                 f"Theme: {theme.name}", "Switch to this theme (remembered)", partial(setattr, self, "theme", theme.name)
             )
-        seen: set[str] = {"Export report", "Theme", "Quit", "Keys"}
-        # Every binding of the screen (and its focused widgets) with a description, so each
-        # action can be found by name as well as by key.
+        seen: set[str] = {"Export report", "Theme", "Quit", "Help", "Settings"}
+        # Every binding of the console's own screens and widgets with a description, so each
+        # action can be found by name as well as by key; Textual's own widget bindings are not
+        # the console's commands.
         for key, active in screen.active_bindings.items():
             binding = active.binding
             title = binding.description
-            if not title or title in seen or binding.action in ("command_palette", "quit"):
+            if not title or title in seen or binding.action in ("command_palette", "app.command_palette", "quit", "help", "app.help"):
+                continue
+            if not _own_binding(active.node, binding):
                 continue
             seen.add(title)
             yield SystemCommand(
                 title, f"{binding.tooltip or binding.action}  [{binding.key_display or key}]",
                 partial(self.run_action, binding.action, active.node),
             )
+
+
+def _own_binding(node, binding: Binding) -> bool:
+    """Whether ``binding`` is declared by one of TestJack's classes (the app, a screen, a widget)."""
+    for cls in type(node).__mro__:
+        if not cls.__module__.startswith(("testjack_tui.", "themes.")):
+            continue
+        if any(isinstance(b, Binding) and b.action == binding.action
+               and binding.key in [k.strip() for k in b.key.split(",")]
+               for b in cls.__dict__.get("BINDINGS", [])):
+            return True
+    return False

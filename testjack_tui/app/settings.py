@@ -1,7 +1,10 @@
-"""The console's remembered choices (theme, analyst name) in a small JSON file.
+"""The console's remembered choices (theme, analyst name, resuming audits) in a small JSON file.
 
 The file lives in ``$TESTJACK_CONFIG_DIR`` when set (tests point it at a temporary directory),
 else in ``~/.config/testjack/``. A missing or unreadable file means defaults, never an error.
+
+The analyst's name, stored on every ruling, is set once: ``--by NAME`` on the command line wins,
+then ``$TESTJACK_ANALYST``, then the name saved in the settings, then the login name.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ def settings_path() -> Path:
 class Settings:
     theme: str = DEFAULT_THEME
     analyst: str = ""  # name stored on rulings; defaults to the login name
+    resume_audits: bool = False  # resume an interrupted audit by itself when the console opens
 
     @classmethod
     def load(cls) -> "Settings":
@@ -34,7 +38,11 @@ class Settings:
             data = json.loads(settings_path().read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return cls()
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__ and isinstance(v, str)}
+        if not isinstance(data, dict):
+            return cls()
+        defaults = cls()
+        known = {k: v for k, v in data.items()
+                 if k in cls.__dataclass_fields__ and type(v) is type(getattr(defaults, k))}
         return cls(**known)
 
     def save(self) -> None:
@@ -44,5 +52,19 @@ class Settings:
         tmp.write_text(json.dumps(asdict(self), indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, path)
 
-    def analyst_name(self) -> str:
-        return self.analyst or os.environ.get("USER") or "analyst"
+    def analyst_name(self, given: str | None = None) -> str:
+        """Who rules: ``given`` (``--by``), else $TESTJACK_ANALYST, else the saved name, else the login."""
+        return analyst_name(given, self.analyst)
+
+    def analyst_source(self, given: str | None = None) -> str:
+        """Where the name comes from, in words, for the settings form."""
+        if given:
+            return "--by on the command line"
+        if os.environ.get("TESTJACK_ANALYST"):
+            return "$TESTJACK_ANALYST"
+        return "the settings" if self.analyst else "the login name"
+
+
+def analyst_name(given: str | None = None, saved: str = "") -> str:
+    """The analyst's name: ``--by``, then $TESTJACK_ANALYST, then the saved name, then $USER."""
+    return (given or os.environ.get("TESTJACK_ANALYST") or saved or os.environ.get("USER") or "analyst").strip()

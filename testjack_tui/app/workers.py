@@ -16,6 +16,7 @@ from textual.dom import DOMNode
 from textual.worker import Worker, get_current_worker
 
 from store import Store
+from testjack_tui.app.lifecycle import record_progress
 from testjack_tui.app.messages import AuditFinished, AuditProgress, Loaded, LoadFailed
 from testjack_tui.audit import Audit, AuditOptions, Progress
 
@@ -73,6 +74,7 @@ class AuditJob:
     progress: Progress | None = None
     status: str = "running"
     worker: Worker[None] | None = None
+    summary: str = ""  # what the run looks like after the audit, once it is done
 
     @property
     def fraction(self) -> float:
@@ -98,6 +100,9 @@ class AuditJobs:
         job = self.jobs.get(run_id)
         return job is not None and job.status == "running"
 
+    def running_jobs(self) -> list[AuditJob]:
+        return [j for j in self.jobs.values() if j.status in ("running", "cancelling")]
+
     def start(self, run_id: str, options: AuditOptions) -> AuditJob | None:
         """Start auditing ``run_id``; None when it is already being audited."""
         if self.running(run_id):
@@ -106,12 +111,21 @@ class AuditJobs:
         self.jobs[run_id] = job
         app = self.app
         store_path = str(app.store_path)
+        opened: dict[str, Store] = {}
+        last = {"done": -1}
 
         def report(progress: Progress) -> None:  # called on the audit's thread
+            if progress.done != last["done"] and "store" in opened:
+                last["done"] = progress.done
+                try:  # how far the audit got, for "interrupted at N%" when the console reopens
+                    record_progress(opened["store"], run_id, progress, options)
+                except Exception:  # a progress note must never stop the audit
+                    pass
             app.post_message(AuditProgress(run_id, progress))
 
         def execute() -> None:
             store = Store(store_path)
+            opened["store"] = store
             try:
                 audit = Audit(store, run_id, options, on_progress=report, cancel=job.cancel)
                 job.audit = audit
@@ -120,6 +134,7 @@ class AuditJobs:
             except Exception as exc:
                 app.post_message(AuditFinished(run_id, "failed", f"{type(exc).__name__}: {exc}"))
             finally:
+                opened.clear()
                 store.close()
 
         job.worker = app.run_worker(

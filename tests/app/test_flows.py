@@ -68,8 +68,12 @@ async def test_triage_to_a_refuted_trial_and_read_its_witness(demo_store):
         assert witnesses.row_count == 3
         # the refuting witness is shown first, with its outcomes on the three worlds
         assert trial.witness_id == "w-explicit"
+        # the witness on the reference, the null world and every passing trial of the task
         outcomes = trial.query_one("#witness-outcomes", DataTable)
-        assert [cell(outcomes, i, "outcome") for i in range(3)] == ["fail", "pass", "fail"]
+        assert [cell(outcomes, i, "world") for i in range(outcomes.row_count)] == [
+            "reference", "null", "c1", "c2", "c3 (this trial)"]
+        assert [cell(outcomes, i, "outcome") for i in range(outcomes.row_count)] == [
+            "pass", "fail", "pass", "fail", "fail"]
         assert "def test_w_explicit" in trial.query_one("#witness-code").text
 
 
@@ -128,9 +132,12 @@ async def test_rule_a_witness_ambiguous_and_the_verdicts_change(demo_store):
         await pilot.press("ctrl+r")
         await settle(pilot)
         app.screen.query_one("#history", DataTable).focus()
-        await pilot.press("u")
+        await pilot.press("u")  # an undo asks for its reason too
+        await pilot.pause()
+        await pilot.press(*"ruled too fast", "enter")
         await settle(pilot)
         assert store.get_verdict("demo", "c1").verdict == "refuted"
+        assert store.list_rulings("demo")[-1].reason == "ruled too fast"
         assert len(store.list_rulings("demo")) == 2
 
 
@@ -140,8 +147,9 @@ async def test_override_a_verdict_from_the_trial_screen(demo_store):
         await settle(pilot)
         await pilot.press("enter")  # c1
         await settle(pilot)
-        await pilot.press("o")
-        await pilot.press(*"reviewed by hand", "enter")
+        await pilot.press("o")  # the new verdict is focused first, then the reason
+        await pilot.pause()
+        await pilot.press("tab", *"reviewed by hand", "enter")
         await settle(pilot)
         verdict = Store(demo_store).get_verdict("demo", "c1")
         assert verdict.verdict == "sound" and verdict.source == "analyst"

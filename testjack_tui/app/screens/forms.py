@@ -1,13 +1,21 @@
-"""Small modal forms: audit options, a ruling's reason, a verdict override."""
+"""Small modal forms: audit options, a ruling's reason, a verdict override, a yes/no question, settings.
+
+Every form focuses its first field when it opens, Enter in a text field (or on the primary button)
+submits it, ``ctrl+s`` submits it from anywhere, and Escape closes it without doing anything. A
+form that cannot be submitted as it is (no reason given) says so and stays open: it never closes
+silently.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.validation import Integer, Length
-from textual.widgets import Button, Input, Label, Select
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from testjack_tui.audit import AuditOptions
 from testjack_tui.audit.engine import DEFAULT_ROUNDS
@@ -18,34 +26,73 @@ AUTHORS = [("offline (no network)", "offline"), ("llm (OpenAI-compatible endpoin
 OVERRIDES = [(v.value.replace("_", " "), v.value) for v in (Verdict.SOUND, Verdict.REFUTED, Verdict.REWARD_HACK)]
 
 
-class AuditForm(ModalScreen[AuditOptions | None]):
-    """Mode, author and rounds of a new audit; Enter starts it, Escape gives up."""
+class Form(ModalScreen[Any]):
+    """A modal form: first field focused, Enter in a text field submits, ctrl+s submits, Esc cancels."""
 
+    AUTO_FOCUS = "Input, Select, Checkbox, Button"
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel", tooltip="Close the form without starting an audit"),
-        Binding("ctrl+s", "submit", "Start audit", tooltip="Start the audit with these options"),
+        Binding("escape", "cancel", "Cancel", tooltip="Close without doing anything"),
+        Binding("ctrl+s", "submit", "Submit", tooltip="Submit the form", priority=True),
     ]
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self) -> None:
         super().__init__(classes="modal-form")
+
+    def result(self) -> Any:
+        """The value to dismiss with, or None (after saying why) when the form is not complete."""
+        raise NotImplementedError
+
+    def action_submit(self) -> None:
+        value = self.result()
+        if value is not None:
+            self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "cancel":
+            self.dismiss(None)
+        else:
+            self.action_submit()
+
+
+class AuditForm(Form):
+    """Mode, author, rounds and seed of a new audit (or of the resumed one, filled in)."""
+
+    BINDINGS = [Binding("ctrl+s", "submit", "Start audit", tooltip="Start the audit with these options", priority=True)]
+
+    def __init__(self, run_id: str, options: AuditOptions | None = None, note: str = "") -> None:
+        super().__init__()
         self.run_id = run_id
+        self.initial = options or AuditOptions()
+        self.note = note
 
     def compose(self) -> ComposeResult:
+        o = self.initial
         with Vertical(classes="form"):
             yield Label(f"Audit {self.run_id}", classes="form-title")
+            if self.note:
+                yield Static(self.note, classes="form-note")
             yield Label("Mode")
-            yield Select(MODES, value=Mode.LIGHTWEIGHT.value, allow_blank=False, id="mode")
+            yield Select(MODES, value=str(o.mode), allow_blank=False, id="mode")
             yield Label("Author")
-            yield Select(AUTHORS, value="offline", allow_blank=False, id="author")
+            authors = [a for _, a in AUTHORS]
+            yield Select(AUTHORS, value=o.author if o.author in authors else "offline", allow_blank=False, id="author")
             yield Label("Rounds per task (lightweight)")
-            yield Input(str(DEFAULT_ROUNDS), id="rounds", type="integer", validators=[Integer(minimum=1, maximum=100)])
+            yield Input(str(o.rounds), id="rounds", type="integer", validators=[Integer(minimum=1, maximum=100)])
             yield Label("Seed")
-            yield Input("0", id="seed", type="integer", validators=[Integer(minimum=0)])
+            yield Input(str(o.seed), id="seed", type="integer", validators=[Integer(minimum=0)])
             with Horizontal(classes="buttons"):
-                yield Button("Start", variant="primary", id="start")
+                yield Button("Start (ctrl+s)", variant="primary", id="start")
                 yield Button("Cancel", id="cancel")
 
-    def options(self) -> AuditOptions | None:
+    def result(self) -> AuditOptions | None:
         rounds = self.query_one("#rounds", Input)
         seed = self.query_one("#seed", Input)
         if not rounds.is_valid or not seed.is_valid:
@@ -58,33 +105,20 @@ class AuditForm(ModalScreen[AuditOptions | None]):
             seed=int(seed.value),
         )
 
-    def action_submit(self) -> None:
-        options = self.options()
-        if options is not None:
-            self.dismiss(options)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def on_input_submitted(self) -> None:
-        self.action_submit()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "start":
-            self.action_submit()
-        else:
-            self.dismiss(None)
+    def options(self) -> AuditOptions | None:
+        return self.result()
 
 
-class ReasonForm(ModalScreen[str | None]):
-    """Asks why: every ruling is stored with its reason. Returns the reason, or None."""
+class ReasonForm(Form):
+    """Asks why: every ruling (and every undo) is stored with its reason. Returns the reason, or None."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", tooltip="Close without ruling")]
+    BINDINGS = [Binding("ctrl+s", "submit", "Rule", tooltip="Store the ruling with this reason", priority=True)]
 
-    def __init__(self, title: str, placeholder: str = "why (stored with the ruling)") -> None:
-        super().__init__(classes="modal-form")
+    def __init__(self, title: str, placeholder: str = "why (stored with the ruling)", action: str = "Rule") -> None:
+        super().__init__()
         self.title_text = title
         self.placeholder = placeholder
+        self.action_label = action
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="form"):
@@ -92,67 +126,105 @@ class ReasonForm(ModalScreen[str | None]):
             yield Label(self.title_text, classes="form-title", markup=False)
             yield Input(placeholder=self.placeholder, id="reason", validators=[Length(minimum=1)])
             with Horizontal(classes="buttons"):
-                yield Button("Rule", variant="primary", id="ok")
+                yield Button(self.action_label, variant="primary", id="ok")
                 yield Button("Cancel", id="cancel")
 
-    def _submit(self) -> None:
+    def result(self) -> str | None:
         reason = self.query_one("#reason", Input).value.strip()
         if not reason:
             self.notify("a ruling needs a reason", severity="error")
-            return
-        self.dismiss(reason)
-
-    def on_input_submitted(self) -> None:
-        self._submit()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "ok":
-            self._submit()
-        else:
-            self.dismiss(None)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+            self.query_one("#reason", Input).focus()
+            return None
+        return reason
 
 
-class OverrideForm(ModalScreen[tuple[str, str] | None]):
-    """Override a trial's verdict: the new verdict and the reason."""
+class OverrideForm(Form):
+    """Override a trial's verdict: the new verdict (focused first), then the reason."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", tooltip="Close without overriding")]
+    BINDINGS = [Binding("ctrl+s", "submit", "Override", tooltip="Store the override with this reason", priority=True)]
 
     def __init__(self, trial_id: str, current: str) -> None:
-        super().__init__(classes="modal-form")
+        super().__init__()
         self.trial_id = trial_id
         self.current = current
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="form"):
-            yield Label(f"Override the verdict of {self.trial_id} (now {self.current})", classes="form-title")
+            yield Label(f"Override the verdict of {self.trial_id} (now {self.current})", classes="form-title",
+                        markup=False)
             default = next((v for _, v in OVERRIDES if v != self.current), Verdict.SOUND.value)
+            yield Label("New verdict")
             yield Select(OVERRIDES, value=default, allow_blank=False, id="verdict")
+            yield Label("Reason")
             yield Input(placeholder="why (stored with the ruling)", id="reason")
             with Horizontal(classes="buttons"):
                 yield Button("Override", variant="primary", id="ok")
                 yield Button("Cancel", id="cancel")
 
-    def on_mount(self) -> None:
-        self.query_one("#reason", Input).focus()
-
-    def _submit(self) -> None:
+    def result(self) -> tuple[str, str] | None:
         reason = self.query_one("#reason", Input).value.strip()
         if not reason:
             self.notify("an override needs a reason", severity="error")
-            return
-        self.dismiss((str(self.query_one("#verdict", Select).value), reason))
+            self.query_one("#reason", Input).focus()
+            return None
+        return str(self.query_one("#verdict", Select).value), reason
 
-    def on_input_submitted(self) -> None:
-        self._submit()
+
+class ConfirmDialog(ModalScreen[bool]):
+    """A yes/no question. ``y`` or Enter on the first button answers yes; ``n`` or Escape no."""
+
+    AUTO_FOCUS = "#yes"
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", priority=True),
+        Binding("n", "answer(False)", "No", priority=True),
+        Binding("escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, title: str, body: str, yes: str = "Yes", no: str = "No") -> None:
+        super().__init__(classes="modal-form confirm")
+        self.title_text = title
+        self.body = body
+        self.yes = yes
+        self.no = no
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="form"):
+            yield Label(self.title_text, classes="form-title", markup=False)
+            yield Static(self.body, classes="form-note", markup=False)
+            with Horizontal(classes="buttons"):
+                yield Button(f"{self.yes} (y)", variant="warning", id="yes")
+                yield Button(f"{self.no} (n)", id="no")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "ok":
-            self._submit()
-        else:
-            self.dismiss(None)
+        event.stop()
+        self.dismiss(event.button.id == "yes")
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+
+class SettingsForm(Form):
+    """The console's remembered choices: the analyst's name and whether interrupted audits resume."""
+
+    BINDINGS = [Binding("ctrl+s", "submit", "Save settings", tooltip="Remember these settings", priority=True)]
+
+    def __init__(self, analyst: str, resume: bool, overridden: str = "") -> None:
+        super().__init__()
+        self.analyst = analyst
+        self.resume = resume
+        self.overridden = overridden
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="form"):
+            yield Label("Settings", classes="form-title")
+            yield Label("Analyst name (stored on every ruling)")
+            yield Input(self.analyst, placeholder="your name", id="analyst")
+            if self.overridden:
+                yield Static(self.overridden, classes="form-note", markup=False)
+            yield Checkbox("Resume an interrupted audit by itself when the console opens", self.resume, id="resume")
+            with Horizontal(classes="buttons"):
+                yield Button("Save", variant="primary", id="ok")
+                yield Button("Cancel", id="cancel")
+
+    def result(self) -> tuple[str, bool] | None:
+        return self.query_one("#analyst", Input).value.strip(), self.query_one("#resume", Checkbox).value

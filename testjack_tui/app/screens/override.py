@@ -16,7 +16,7 @@ def override_with_form(node: Any, run_id: str, trial_id: str, current: str) -> N
     from testjack_tui.app.screens.forms import OverrideForm
     from testjack_tui.audit.rulings import override_verdict
 
-    author = node.app.settings.analyst_name()
+    author = node.app.analyst()
 
     def chosen(result: tuple[str, str] | None) -> None:
         if result is None:

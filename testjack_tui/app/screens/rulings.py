@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from store import Store
 from testjack_tui.app.messages import StoreChanged
 from testjack_tui.app.widgets.domain import shorten
-from testjack_tui.app.widgets.verdict import add_keyed, theme_text, verdict_text
+from testjack_tui.app.widgets.verdict import HELP_BINDINGS, add_keyed, theme_text, verdict_text
 from testjack_tui.app.workers import load
 from testjack_tui.model import Grounding, Outcome, RequirementKind, Ruling, Witness, WitnessStatus
 
@@ -64,6 +64,7 @@ def read_rulings(store: Store, run_id: str) -> RulingsData:
 
 class RulingsScreen(Screen):
     BINDINGS = [
+        *HELP_BINDINGS,
         Binding("escape", "back", "Back", tooltip="Back to where you were"),
         Binding("A", "rule('ambiguous')", "Rule ambiguous", tooltip="Rule the highlighted witness ambiguous: it refutes nothing"),
         Binding("N", "rule('necessary')", "Rule necessary", tooltip="Rule the highlighted witness necessary: it refutes"),
@@ -82,7 +83,7 @@ class RulingsScreen(Screen):
         yield DataTable(id="queue", cursor_type="row", zebra_stripes=True)
         yield Static("History (u undoes the highlighted ruling)", classes="section-title")
         yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.title = f"Rulings of {self.run_id}"
@@ -147,25 +148,36 @@ class RulingsScreen(Screen):
             self.notify("no ruling to undo", severity="warning")
             return
         key, _ = history.coordinate_to_cell_key((history.cursor_row, 0))
-        ruling_id = int(key.value)
-        run_id, author = self.run_id, self.app.settings.analyst_name()
-
-        def write(store: Store) -> Ruling:
-            from testjack_tui.audit.rulings import undo_ruling
-
-            return undo_ruling(store, ruling_id, author=author, run_ref=run_id)
-
-        def done(undo: Ruling) -> None:
-            self.notify(f"ruling #{ruling_id} undone (#{undo.id}); verdicts recomputed")
-            self.app.post_message(StoreChanged(run_id))
-
-        load(self, f"undo #{ruling_id}", write, done)
+        undo_with_form(self, self.run_id, int(key.value))
 
     def action_refresh(self) -> None:
         self.refresh_data()
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+def undo_with_form(node: Any, run_id: str, ruling_id: int) -> None:
+    """Ask why, undo the ruling in a worker (an undo is itself a ruling), and let every screen re-read."""
+    from testjack_tui.app.screens.forms import ReasonForm
+    from testjack_tui.audit.rulings import undo_ruling
+
+    author = node.app.analyst()
+
+    def chosen(reason: str | None) -> None:
+        if not reason:
+            return
+
+        def write(store: Store) -> Ruling:
+            return undo_ruling(store, ruling_id, reason=reason, author=author, run_ref=run_id)
+
+        def done(undo: Ruling) -> None:
+            node.notify(f"ruling #{ruling_id} undone (#{undo.id}); verdicts recomputed")
+            node.app.post_message(StoreChanged(run_id))
+
+        load(node, f"undo #{ruling_id}", write, done)
+
+    node.app.push_screen(ReasonForm(f"Undo ruling #{ruling_id}", "why undo it (stored with the undo)", "Undo"), chosen)
 
 
 def would_refute(app: Any, w: Witness, failing: list[str]) -> Text | str:
@@ -181,7 +193,7 @@ def rule_with_form(node: Any, run_id: str, witness_id: str, value: str) -> None:
     from testjack_tui.app.screens.forms import ReasonForm
     from testjack_tui.audit.rulings import rule_witness
 
-    author = node.app.settings.analyst_name()
+    author = node.app.analyst()
 
     def chosen(reason: str | None) -> None:
         if not reason:
@@ -206,7 +218,7 @@ def rule_constraint_with_form(node: Any, run_id: str, constraint_id: str, text: 
     from testjack_tui.app.screens.forms import ReasonForm
     from testjack_tui.audit.rulings import rule_constraint
 
-    author = node.app.settings.analyst_name()
+    author = node.app.analyst()
 
     def chosen(reason: str | None) -> None:
         if not reason:

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from testjack_tui.app.widgets.verdict import verdict_text
+from testjack_tui.app.widgets.verdict import HELP_BINDINGS, theme_text, verdict_text
 from testjack_tui.app.workers import load
 from testjack_tui.model import Run, RunSummary
 
@@ -28,6 +28,7 @@ def _pct(x: float) -> str:
 
 class RunsScreen(Screen):
     BINDINGS = [
+        *HELP_BINDINGS,
         Binding("o", "open", "Open run", tooltip="Show the trials of the highlighted run"),
         Binding("a", "audit", "Audit", tooltip="Start an audit of the highlighted run in the background"),
         Binding("c", "cancel_audit", "Cancel audit", tooltip="Stop the audit of the highlighted run"),
@@ -43,7 +44,7 @@ class RunsScreen(Screen):
         yield Static("Runs", id="runs-title", classes="screen-title")
         yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="runs-hint", classes="hint")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -87,18 +88,23 @@ class RunsScreen(Screen):
         hint = self.query_one("#runs-hint", Static)
         hint.update(
             "No runs yet: import one with  testjack import PATH  or open a folder with  testjack open PATH"
-            if not runs else f"{len(runs)} run(s). Enter opens a run; a starts an audit."
+            if not runs else f"{len(runs)} run(s). Enter opens a run · a audits it (or resumes its audit) · "
+                             "c cancels · F1 help"
         )
 
     def _count(self, n: int, verdict: str) -> Text:
         return Text(str(n), style=verdict_text(self.app, verdict).style) if n else Text("0", style="dim")
 
-    def _audit_cell(self, run_id: str) -> str:
+    def _audit_cell(self, run_id: str) -> Text | str:
         job = self.app.audits.jobs.get(run_id)
+        interrupted = self.app.interrupted.get(run_id)
+        if job is not None and job.status == "running":
+            return f"{100 * job.fraction:.0f}% {job.progress.phase if job.progress else 'starting'}"
+        if interrupted is not None:
+            at = f" at {interrupted.percent}%" if interrupted.percent is not None else ""
+            return theme_text(self.app, f"interrupted{at}: a resumes", "warning", bold=True)
         if job is None:
             return ""
-        if job.status == "running":
-            return f"{100 * job.fraction:.0f}% {job.progress.phase if job.progress else 'starting'}"
         return job.status
 
     def audit_changed(self, run_id: str) -> None:
@@ -134,15 +140,8 @@ class RunsScreen(Screen):
 
     def action_audit(self) -> None:
         run_id = self.highlighted_run()
-        if not run_id:
-            return
-        from testjack_tui.app.screens.forms import AuditForm
-
-        def chosen(options) -> None:
-            if options is not None:
-                self.app.start_run_audit(run_id, options)
-
-        self.app.push_screen(AuditForm(run_id), chosen)
+        if run_id:
+            self.app.audit_form(run_id)
 
     def action_cancel_audit(self) -> None:
         run_id = self.highlighted_run()

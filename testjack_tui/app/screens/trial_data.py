@@ -33,6 +33,9 @@ class TrialData:
     files: list[FilePair] = field(default_factory=list)
     passing: list[str] = field(default_factory=list)
     wrong: dict[str, Ruling] = field(default_factory=dict)  # constraint id -> the ruling in force
+    verdicts: dict[str, VerdictRecord] = field(default_factory=dict)  # the task's trials' verdicts
+    evidence_gathered: bool = False  # the audit looked for evidence on this trial
+    witness_rulings: dict[str, Ruling] = field(default_factory=dict)  # witness id -> ruling in force
 
     def constraint(self, constraint_id: str | None) -> Constraint | None:
         return next((c for c in self.task.domain if c.id == constraint_id), None)
@@ -46,7 +49,8 @@ def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
     trial = store.get_trial(run_id, trial_id)
     task = store.get_task(run_id, trial.task_id)
     witnesses = store.list_witnesses(run_id, task.id, status=str(WitnessStatus.VALIDATED))
-    requirements = [r for r in store.list_requirements(run_id, task.id) if r.trial_id in (None, trial.id)]
+    # the whole task's checklist: clauses found while auditing another trial belong to this one too
+    requirements = store.list_requirements(run_id, task.id)
     paths: list[str] = []
     for path in changed_files(trial.patch) + changed_files(task.reference_patch):
         if path not in paths:
@@ -60,6 +64,9 @@ def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
     ids = {c.id for c in task.domain}
     wrong = {cid: r for cid, r in store.effective_rulings(run_id, "constraint").items() if cid in ids} if ids else {}
     rulings += [r for cid in sorted(ids) for r in store.list_rulings(run_id, "constraint", cid)]
+    trials = store.list_trial_objects(run_id, task.id)
+    all_verdicts = store.list_verdicts(run_id)
+    live = store.effective_rulings(run_id, "witness")
     return TrialData(
         trial=trial,
         task=task,
@@ -70,6 +77,9 @@ def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
         results={w.id: store.witness_results(w.id) for w in witnesses},
         rulings=sorted(rulings, key=lambda r: r.id or 0),
         files=files,
-        passing=[t.id for t in passing_trials(store.list_trial_objects(run_id, task.id))],
+        passing=[t.id for t in passing_trials(trials)],
         wrong=wrong,
+        verdicts={t.id: all_verdicts[t.id] for t in trials if t.id in all_verdicts},
+        evidence_gathered=store.step_done(run_id, f"evidence:{trial.id}"),
+        witness_rulings={w.id: live[w.id] for w in witnesses if w.id in live},
     )

@@ -2,6 +2,11 @@
 
 Rows are read ``PAGE`` at a time in a thread worker; when the cursor comes within ``PAGE // 5``
 rows of the end, the next page is fetched, so a run with thousands of trials opens at once.
+
+The verdict filter offers "refuted or reward hack" (every refutation, as the run's summary counts
+them). The store filters on one verdict at a time, so that choice reads the trials the other
+filters select and keeps the refuting ones here; a store query for several verdicts would page it
+in SQL.
 """
 
 from __future__ import annotations
@@ -18,14 +23,15 @@ from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Selec
 
 from store import TrialRow
 from testjack_tui.app.screens.override import override_with_form
-from testjack_tui.app.widgets.verdict import verdict_text
+from testjack_tui.app.widgets.verdict import HELP_BINDINGS, LABELS, theme_text, verdict_text
 from testjack_tui.app.workers import load
 from testjack_tui.model import EvidenceKind, RunSummary, Verdict
 
 PAGE = 500
 REFUTING = (Verdict.REFUTED.value, Verdict.REWARD_HACK.value)
+REFUTING_CHOICE = "refuting"  # the verdict filter's "refuted or reward hack"
 SORTS = [("run order", "seq"), ("trial id", "id"), ("task", "task"), ("model", "model"), ("verdict", "verdict")]
-VERDICT_CHOICES = [(v.value.replace("_", " "), v.value) for v in Verdict]
+VERDICT_CHOICES = [("refuted or reward hack", REFUTING_CHOICE)] + [(v.value.replace("_", " "), v.value) for v in Verdict]
 EVIDENCE_CHOICES = [(k.value.replace("_", " "), k.value) for k in EvidenceKind]
 
 
@@ -42,6 +48,37 @@ class Filters:
         return dict(verdict=self.verdict, task=self.task, model=self.model,
                     evidence_kind=self.evidence_kind, search=self.search or None, sort=self.sort)
 
+    def active(self) -> bool:
+        return any((self.verdict, self.task, self.model, self.evidence_kind, self.search))
+
+    def describe(self) -> str:
+        parts = []
+        if self.verdict:
+            parts.append("refuted or reward hack" if self.verdict == REFUTING_CHOICE
+                         else LABELS.get(self.verdict, self.verdict))
+        parts += [f"task {self.task}" if self.task else "", f"model {self.model}" if self.model else "",
+                  f"evidence {self.evidence_kind.replace('_', ' ')}" if self.evidence_kind else "",
+                  f"“{self.search}”" if self.search else ""]
+        return ", ".join(p for p in parts if p)
+
+
+def read_page(store, run_id: str, filters: dict[str, Any], offset: int, limit: int) -> tuple[list[TrialRow], int]:
+    """One page of trials and how many the filters select in all."""
+    if filters.get("verdict") != REFUTING_CHOICE:
+        return (store.list_trials(run_id, offset=offset, limit=limit, **filters),
+                store.count_trials(run_id, **filters) if offset == 0 else -1)
+    rest = {**filters, "verdict": None}
+    every = store.list_trials(run_id, offset=0, limit=max(store.count_trials(run_id, **rest), 1), **rest)
+    refuting = [r for r in every if r.verdict in REFUTING]
+    return refuting[offset: offset + limit], len(refuting)
+
+
+def verdict_counts(store, run_id: str, filters: dict[str, Any]) -> dict[str, int]:
+    """How many of the trials the filters select have each verdict (for the header)."""
+    wanted = filters.get("verdict")
+    verdicts = (REFUTING if wanted == REFUTING_CHOICE else (wanted,) if wanted else tuple(v.value for v in Verdict))
+    return {v: store.count_trials(run_id, **{**filters, "verdict": v}) for v in verdicts}
+
 
 @dataclass
 class Page:
@@ -50,6 +87,9 @@ class Page:
     total: int | None = None
     summary: RunSummary | None = None
     facets: dict[str, list[str]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)  # verdict -> trials, under the filters
+    malformed: dict[str, str] = field(default_factory=dict)  # task id -> why it is malformed
+    overrides: dict[str, int] = field(default_factory=dict)  # trial id -> the ruling that set its verdict
 
 
 def summary_line(s: RunSummary) -> str:
@@ -61,26 +101,35 @@ def summary_line(s: RunSummary) -> str:
             (s.slow_findings, "slow findings"),
         ) if n
     )
+    malformed = f"{s.malformed_tasks} malformed task{'s' if s.malformed_tasks != 1 else ''} · " if s.malformed_tasks else ""
     return (
-        f"{s.trials} trials · {s.passing} passing · {s.refuted} refuted ({s.refuted_pct:.1f}%) · "
-        f"{s.reward_hack} reward hacks · {s.sound} sound · {s.unaudited} unaudited · {extra}"
+        f"{s.trials} trials · {s.passing} passing · {s.refuted} refuted or reward hack ({s.refuted_pct:.1f}% of "
+        f"passing; {s.reward_hack} reward hacks) · {s.sound} sound · {s.unaudited} unaudited · {malformed}{extra}"
         f"{s.ambiguous_witnesses} ambiguous witnesses · resolution {100 * s.resolution_before:.1f}% → "
         f"{100 * s.resolution_after:.1f}% · ${s.cost_usd:.2f}"
     )
 
 
+def filtered_line(filters: Filters, total: int, trials: int, counts: dict[str, int]) -> str:
+    """The second header line while filters are on: what they select, by verdict."""
+    by = " · ".join(f"{n} {LABELS.get(v, v)}" for v, n in counts.items() if n)
+    return f"shown: {total} of {trials} trials ({filters.describe()})" + (f" · {by}" if by else "")
+
+
 class TrialsScreen(Screen):
     BINDINGS = [
-        Binding("escape", "back", "Back", tooltip="Back to the runs"),
+        *HELP_BINDINGS,
+        Binding("escape", "back", "Back", show=False, tooltip="Back to the runs (from the search field: back to the table)"),
         Binding("n", "next_unreviewed", "Next unreviewed", tooltip="Move to the next trial not yet marked reviewed"),
         Binding("f", "next_refuted", "Next refutation", tooltip="Move to the next refuted or reward-hack trial"),
         Binding("m", "mark_reviewed", "Mark reviewed", tooltip="Mark the highlighted trial reviewed (again: unmark)"),
-        Binding("slash", "search", "Search", tooltip="Search trial, task, model and agent names"),
-        Binding("o", "override", "Override verdict", tooltip="Set the highlighted trial's verdict, with a reason"),
-        Binding("w", "manual_witness", "Write witness", tooltip="Write a manual witness for the highlighted trial"),
-        Binding("a", "audit", "Audit", tooltip="Start an audit of this run in the background"),
-        Binding("c", "cancel_audit", "Cancel audit", tooltip="Stop this run's audit"),
-        Binding("r", "refresh", "Refresh", tooltip="Re-read the trials from the store"),
+        Binding("slash", "search", "Search", show=False, tooltip="Search trial, task, model and agent names"),
+        Binding("c", "clear_filters", "Clear filters", tooltip="Show every trial of the run again"),
+        Binding("o", "override", "Override verdict", show=False, tooltip="Set the highlighted trial's verdict, with a reason"),
+        Binding("w", "manual_witness", "Write witness", show=False, tooltip="Write a manual witness for the highlighted trial"),
+        Binding("a", "audit", "Audit", tooltip="Start an audit of this run in the background (or resume the interrupted one)"),
+        Binding("C", "cancel_audit", "Cancel audit", show=False, tooltip="Stop this run's audit; finished steps stay in the store"),
+        Binding("r", "refresh", "Refresh", show=False, tooltip="Re-read the trials from the store"),
     ]
 
     def __init__(self, run_id: str) -> None:
@@ -92,10 +141,13 @@ class TrialsScreen(Screen):
         self.loading = False
         self.pending_find: Callable[[TrialRow], bool] | None = None
         self.facets_loaded = False
+        self.malformed: dict[str, str] = {}
+        self.overrides: dict[str, int] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(self.run_id, id="run-summary", classes="summary")
+        yield Static("", id="filter-summary", classes="summary")
         with Horizontal(id="audit-bar"):
             yield ProgressBar(total=100, show_eta=False, id="audit-progress")
             yield Static("", id="audit-status")
@@ -107,8 +159,9 @@ class TrialsScreen(Screen):
             yield Select(SORTS, value="seq", allow_blank=False, id="f-sort")
             yield Input(placeholder="search (/)", id="f-search")
         yield DataTable(id="trials", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="trials-empty", classes="empty-state")
         yield Static("", id="trials-status", classes="hint")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.title = f"Run {self.run_id}"
@@ -128,13 +181,20 @@ class TrialsScreen(Screen):
         filters, run_id, facets = self.filters.query(), self.run_id, not self.facets_loaded
         self.loading = True
 
+        active = self.filters.active()
+
         def read(store) -> Page:
+            rows, total = read_page(store, run_id, filters, 0, PAGE)
             return Page(
-                rows=store.list_trials(run_id, offset=0, limit=PAGE, **filters),
+                rows=rows,
                 offset=0,
-                total=store.count_trials(run_id, **filters),
+                total=total,
                 summary=store.summary(run_id),
                 facets=store.trial_facets(run_id) if facets else {},
+                counts=verdict_counts(store, run_id, filters) if active else {},
+                malformed={t.id: t.malformed_reason or "the reference fails T0"
+                           for t in store.list_tasks(run_id) if t.malformed},
+                overrides={tid: r.id for tid, r in store.effective_rulings(run_id, "trial").items() if r.id},
             )
 
         load(self, "trials page", read, self._show_page)
@@ -145,7 +205,7 @@ class TrialsScreen(Screen):
         self.loading = True
         filters, run_id, offset = self.filters.query(), self.run_id, len(self.rows)
         load(self, "trials page",
-             lambda store: Page(store.list_trials(run_id, offset=offset, limit=PAGE, **filters), offset),
+             lambda store: Page(read_page(store, run_id, filters, offset, PAGE)[0], offset),
              self._show_page)
 
     def _show_page(self, page: Page) -> None:
@@ -156,13 +216,20 @@ class TrialsScreen(Screen):
             self.rows = []
             table.clear()
             self.total = page.total or 0
+            self.malformed = page.malformed
+            self.overrides = page.overrides
         elif page.offset != len(self.rows):
             return  # a stale page of an earlier query
         if page.summary is not None:
             self.query_one("#run-summary", Static).update(summary_line(page.summary))
+            line = self.query_one("#filter-summary", Static)
+            line.display = self.filters.active()
+            if self.filters.active():
+                line.update(filtered_line(self.filters, self.total, page.summary.trials, page.counts))
         if page.facets:
             self.facets_loaded = True
-            self.query_one("#f-task", Select).set_options([(t, t) for t in page.facets["task"]])
+            self.query_one("#f-task", Select).set_options(
+                [(f"{t} (malformed)" if t in page.malformed else t, t) for t in page.facets["task"]])
             self.query_one("#f-model", Select).set_options([(m, m) for m in page.facets["model"] if m])
         for row in page.rows:
             table.add_row(*self._cells(row), key=row.id)
@@ -177,39 +244,58 @@ class TrialsScreen(Screen):
             self._find(find)
 
     def _cells(self, row: TrialRow) -> list[Any]:
+        task: Text | str = row.task_id
+        if row.task_id in self.malformed:
+            task = Text.assemble(row.task_id, " ", theme_text(self.app, "malformed", "warning", bold=True))
+        ruling = self.overrides.get(row.id)
         return [
             Text("✓" if row.reviewed else "", style="bold"),
             row.id,
-            row.task_id,
+            task,
             row.model,
             row.official,
             verdict_text(self.app, row.verdict),
-            row.verdict_source,
+            f"analyst #{ruling}" if ruling and row.verdict_source == "analyst" else row.verdict_source,
             str(row.evidence) if row.evidence else "",
         ]
 
     def _status(self) -> None:
         shown = len(self.rows)
         text = f"{shown} of {self.total} trial(s)" if shown < self.total else f"{self.total} trial(s)"
+        empty = self.query_one("#trials-empty", Static)
+        table = self.query_one("#trials", DataTable)
+        empty.display = not self.rows
+        table.display = bool(self.rows)
+        if not self.rows:
+            empty.update("No trials match these filters — c clears them." if self.filters.active()
+                         else "This run has no trials.")
         self.query_one("#trials-status", Static).update(
-            text + " · Enter opens a trial · n next unreviewed · f next refutation · m mark reviewed")
+            text + " · Enter opens a trial · f next refutation · n next unreviewed · m mark reviewed · F1 help")
 
     def store_changed(self, run_id: str) -> None:
         if run_id == self.run_id:
             self.reload()
 
     def audit_changed(self, run_id: str) -> None:
+        """The audit bar: a running audit's progress, an interrupted one's offer, a finished one's summary."""
         if run_id != self.run_id:
             return
         job = self.app.audits.jobs.get(run_id)
+        interrupted = self.app.interrupted.get(run_id)
         bar = self.query_one("#audit-bar")
-        bar.display = job is not None and job.status in ("running", "cancelling")
-        if job is None:
-            return
         progress = self.query_one("#audit-progress", ProgressBar)
-        progress.update(total=max(job.progress.total if job.progress else 1, 1),
-                        progress=job.progress.done if job.progress else 0)
-        self.query_one("#audit-status", Static).update(f"audit {job.status}: {job.describe()}")
+        status = self.query_one("#audit-status", Static)
+        running = job is not None and job.status in ("running", "cancelling")
+        bar.display = running or interrupted is not None or (job is not None and bool(job.summary))
+        progress.display = running
+        if running:
+            progress.update(total=max(job.progress.total if job.progress else 1, 1),
+                            progress=job.progress.done if job.progress else 0)
+            status.update(f"audit {job.status}: {job.describe()}  (C cancels; finished steps stay)")
+        elif interrupted is not None:
+            status.update(theme_text(self.app, interrupted.describe(), "warning", bold=True))
+        elif job is not None and job.summary:
+            status.update(f"audit {job.status}: {job.summary}")
 
     # ------------------------------------------------------------------ filters
 
@@ -222,11 +308,32 @@ class TrialsScreen(Screen):
             value = value or "seq"
         if name in Filters.__dataclass_fields__ and getattr(self.filters, name) != value:
             setattr(self.filters, name, value)
+            self.refresh_bindings()
             self.reload()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filters" and not self.filters.active():
+            return None  # shown only while a filter is on (c still says "no filter is on")
+        return True
+
+    def action_clear_filters(self) -> None:
+        if not self.filters.active():
+            self.notify("no filter is on", timeout=3)
+            return
+        sort = self.filters.sort
+        self.filters = Filters(sort=sort)
+        with self.prevent(Select.Changed):
+            for name in ("#f-verdict", "#f-task", "#f-model", "#f-evidence"):
+                self.query_one(name, Select).clear()
+        self.query_one("#f-search", Input).value = ""
+        self.query_one("#trials", DataTable).focus()
+        self.refresh_bindings()
+        self.reload()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "f-search":
             self.filters.search = event.value.strip() or None
+            self.refresh_bindings()
             self.reload()
             self.query_one("#trials", DataTable).focus()
 
@@ -292,19 +399,16 @@ class TrialsScreen(Screen):
         self.query_one("#f-search", Input).focus()
 
     def action_back(self) -> None:
+        if isinstance(self.focused, (Input, Select)):  # Esc leaves the field, not the screen
+            self.query_one("#trials", DataTable).focus()
+            return
         self.app.pop_screen()
 
     def action_refresh(self) -> None:
         self.reload()
 
     def action_audit(self) -> None:
-        from testjack_tui.app.screens.forms import AuditForm
-
-        def chosen(options) -> None:
-            if options is not None:
-                self.app.start_run_audit(self.run_id, options)
-
-        self.app.push_screen(AuditForm(self.run_id), chosen)
+        self.app.audit_form(self.run_id)
 
     def action_cancel_audit(self) -> None:
         self.app.cancel_run_audit(self.run_id)

@@ -23,10 +23,17 @@ GROUNDING = {
 }
 
 
-def grounding_text(app: App, grounding: str | None) -> Text:
+# the same, in a word, for narrow table columns (the detail says the rest)
+SHORT = {Grounding.IN_DOMAIN.value: "in", Grounding.OUTSIDE_DOMAIN.value: "outside",
+         Grounding.UNPLACED.value: "unplaced"}
+
+
+def grounding_text(app: App, grounding: str | None, short: bool = False) -> Text:
     if grounding is None:
         return Text("not placed", style="dim")
     label, variable = GROUNDING.get(str(grounding), (str(grounding), "foreground"))
+    if short:
+        label = SHORT.get(str(grounding), label)
     return theme_text(app, label, variable)
 
 

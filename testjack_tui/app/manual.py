@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from store import Store
+from store import NotFound, Store
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.audit.validation import Validator, witness_id
 from testjack_tui.audit.verdicts import passing_trials, recompute_task
@@ -60,8 +60,13 @@ def validate_manual(store: Store, run_id: str, trial_id: str, requirement: str, 
 def run_manual_on(store: Store, run_id: str, trial_id: str, code: str, share: bool) -> ManualResult:
     """Run a validated manual witness on this trial (``share``: on every passing trial of the task)."""
     task, trial, service, validator = _setup(store, run_id, trial_id)
-    w = store.get_witness(witness_id(run_id, task.id, code))
+    try:
+        w = store.get_witness(witness_id(run_id, task.id, code))
+    except NotFound:
+        service.close()
+        raise ValueError("this test is not validated on the reference yet; validate it first (F5)") from None
     if w.status != WitnessStatus.VALIDATED:
+        service.close()
         raise ValueError(f"{w.id} is not validated on the reference; validate it first")
     trials = passing_trials(store.list_trial_objects(run_id, task.id)) if share else [trial]
     try:

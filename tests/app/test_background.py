@@ -55,6 +55,10 @@ async def test_an_audit_runs_in_the_background_with_progress(demo_store):
         assert audits[-1]["status"] == "done" and audits[-1]["author"] == "none"
         table = app.screen.query_one(DataTable)
         assert str(table.get_cell("demo", "audit")) == "done"
+        # the end is announced, with what the run looks like now
+        finished = [n for n in app._notifications if n.title == "Audit finished"]
+        assert finished and "refuted or reward hack" in finished[-1].message
+        assert "resolution" in finished[-1].message
 
 
 async def test_cancelling_an_audit_stops_it(demo_store):
@@ -66,6 +70,15 @@ async def test_cancelling_an_audit_stops_it(demo_store):
         await settle(pilot)
         assert job.status in ("cancelled", "done")
         assert Store(demo_store).list_audits("demo")[-1]["status"] == job.status
+        if job.status == "cancelled":  # stopped before its end: offered again, here and next time
+            assert "demo" in app.interrupted
+            assert "press a to resume" in str(app.screen.query_one("#audit-status").render())
+    if job.status == "cancelled":
+        again = TestJackApp(demo_store, run_id="demo")
+        async with again.run_test(size=(160, 40)) as pilot:
+            await settle(pilot)
+            assert "demo" in again.interrupted
+            assert any("press a to resume" in n.message for n in again._notifications)
 
 
 async def test_a_manual_witness_is_validated_run_and_shared(demo_store):

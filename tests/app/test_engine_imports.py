@@ -7,7 +7,8 @@ import sys
 
 ENGINE = ["store", "testjack_tui.model", "testjack_tui.formats", "testjack_tui.worlds", "testjack_tui.evidence",
           "testjack_tui.authors", "testjack_tui.audit", "testjack_tui.report", "testjack_tui.export", "testjack_tui.app.manual",
-          "testjack_tui.app.sidebyside", "testjack_tui.app.settings"]
+          "testjack_tui.app.sidebyside", "testjack_tui.app.settings",
+          "testjack_tui.app.checklist", "testjack_tui.app.lifecycle"]
 
 
 def test_engine_packages_import_no_textual():

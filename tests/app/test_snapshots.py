@@ -75,3 +75,33 @@ def test_leaderboard_screen(snap_compare, demo_store, theme):
         await pilot.press("ctrl+l")
 
     assert snap_compare(TestJackApp(demo_store, run_id="demo"), terminal_size=SIZE, run_before=_before(theme, board))
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_trial_checklist(snap_compare, demo_store, theme):
+    async def open_prompt(pilot) -> None:
+        pilot.app.screen.open_trial("c2")
+        await settle(pilot)
+
+    assert snap_compare(TestJackApp(demo_store, run_id="demo"), terminal_size=SIZE,
+                        run_before=_before(theme, open_prompt))
+
+
+def test_trial_witnesses_at_100_columns(snap_compare, demo_store):
+    async def open_witnesses(pilot) -> None:
+        pilot.app.screen.open_trial("c2")
+        await settle(pilot)
+        await pilot.press("4")
+
+    assert snap_compare(TestJackApp(demo_store, run_id="demo"), terminal_size=(100, 30),
+                        run_before=_before("testjack-dark", open_witnesses))
+
+
+def test_help_screen(snap_compare, demo_store):
+    async def open_help(pilot) -> None:
+        pilot.app.screen.open_trial("c2")
+        await settle(pilot)
+        await pilot.press("f1")
+
+    assert snap_compare(TestJackApp(demo_store, run_id="demo"), terminal_size=SIZE,
+                        run_before=_before("testjack-dark", open_help))

@@ -134,15 +134,18 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "close", "Close help", tooltip="Back to the screen you were on"),
         Binding("q", "close", "Close help", show=False),
+        Binding("question_mark", "close", "Close help", show=False, key_display="?"),
     ]
 
     def __init__(self, under: Screen | None = None) -> None:
         super().__init__(classes="help-screen")
         self.under = under
+        self.text = ""
 
     def compose(self) -> ComposeResult:
+        self.text = help_markdown(self.app, self.under)
         with VerticalScroll(id="help-body"):
-            yield Markdown(help_markdown(self.app, self.under), id="help-text")
+            yield Markdown(self.text, id="help-text")
         yield Static("F1, ? or Escape closes the help · ↑↓ PgUp PgDn scroll", id="help-hint", classes="hint")
 
     def on_mount(self) -> None:

@@ -117,6 +117,7 @@ def filtered_line(filters: Filters, total: int, trials: int, counts: dict[str, i
 
 
 class TrialsScreen(Screen):
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     BINDINGS = [
         *HELP_BINDINGS,
         Binding("escape", "back", "Back", show=False, tooltip="Back to the runs (from the search field: back to the table)"),
@@ -270,7 +271,7 @@ class TrialsScreen(Screen):
             empty.update("No trials match these filters — c clears them." if self.filters.active()
                          else "This run has no trials.")
         self.query_one("#trials-status", Static).update(
-            text + " · Enter opens a trial · f next refutation · n next unreviewed · m mark reviewed · F1 help")
+            text + " · Enter opens a trial · f next refutation · F1 help")
 
     def store_changed(self, run_id: str) -> None:
         if run_id == self.run_id:

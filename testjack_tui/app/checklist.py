@@ -193,7 +193,13 @@ def _words(text: str) -> set[str]:
 
 
 def same_clause(a: str, b: str) -> bool:
-    """Whether two wordings say the same clause: the shorter's words (3 or more) all but one in the other's."""
+    """Whether two wordings say the same clause: the shorter's words (3 or more) all but one in the other's.
+
+    Two examples are never the same clause by their words ("P's example: f(x) returns y" shares
+    every word but its literals with every other example): their calls tell.
+    """
+    if _EXAMPLE.match(a) or _EXAMPLE.match(b):
+        return _normal(a) == _normal(b)
     wa, wb = _words(a), _words(b)
     short, long_ = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     if len(short) < 3:
@@ -333,11 +339,11 @@ def _judge_t0(row: ChecklistRow, t0_calls: set[str], t0_strings: set[str],
     broken = sorted({t for wid in row.witnesses for t, outcome in results.get(wid, {}).items()
                      if t in passing and outcome not in ("pass", "")})
     if exercised and broken:
-        row.t0, row.t0_why = "partly", f"{_uses(called, used)}; still, {_list(broken)} pass T0 but fail a witness of it"
+        row.t0, row.t0_why = "partly", f"{_uses(called, used)}; still, {_breakers(broken)}"
     elif exercised:
         row.t0, row.t0_why = "yes", _uses(called, used)
     elif broken:
-        row.t0, row.t0_why = "no", f"{_list(broken)} pass T0 but fail a witness of it"
+        row.t0, row.t0_why = "no", _breakers(broken)
     elif row.calls or row.literals or row.covered is False:
         row.t0, row.t0_why = "untested", "T0 makes none of the calls it quotes"
     else:
@@ -383,6 +389,11 @@ def _why_not(w: Witness | None) -> str:
     if w.slow_only:
         return "timing"
     return "not refuting"
+
+
+def _breakers(trials: list[str]) -> str:
+    one = len(trials) == 1
+    return f"{_list(trials)} {'passes' if one else 'pass'} T0 but {'fails' if one else 'fail'} a witness of it"
 
 
 def _uses(called: list[str], used: list[str]) -> str:

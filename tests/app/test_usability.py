@@ -487,13 +487,15 @@ async def test_the_checklist_lists_the_prompts_requirements(demo_store):
         assert column(table, "this trial") == ["—", "✗ fails (ambiguous)", "✗ refuted", "✓ passes"]
         legend = text_of(trial.query_one("#checklist-legend", Static))
         assert "✗ a trial passing T0 breaks it" in legend and "— no witness" in legend
-        detail = text_of(trial.query_one("#checklist-detail", Static))
-        assert "splits `items` into consecutive pieces" in detail and "T0: ✓ yes" in detail
-        table.focus()
-        await pilot.press("down", "down")
+        # the cursor starts on the requirement this trial is refuted on
+        assert table.cursor_row == 2
         detail = text_of(trial.query_one("#checklist-detail", Static))
         assert "c2, c3 pass T0 but fail a witness of it" in detail
         assert "fails w-explicit, which refutes it" in detail
+        table.focus()
+        await pilot.press("up", "up")
+        detail = text_of(trial.query_one("#checklist-detail", Static))
+        assert "splits `items` into consecutive pieces" in detail and "T0: ✓ yes" in detail
         await pilot.press("escape")
         # another task: the same columns, its own sentence, nothing borrowed from chunk
         trial = await open_trial(pilot, "s1")

@@ -143,8 +143,9 @@ class TrialScreen(Screen):
                     yield Static(MATRIX_LEGEND, id="witness-legend", classes="legend")
                     with Container(id="witness-detail", classes="split"):
                         with VerticalScroll(id="witness-info"):
-                            yield Static("", id="witness-head")
+                            # which trials fail it first: the matrix's row above says which witness
                             yield DataTable(id="witness-outcomes", cursor_type="row")
+                            yield Static("", id="witness-head")
                         with Vertical(id="witness-source"):
                             yield TextArea("", id="witness-code", read_only=True, show_line_numbers=True)
                             with VerticalScroll(id="witness-log-pane"):
@@ -224,7 +225,9 @@ class TrialScreen(Screen):
         self.query_one("#checklist-title", Static).update(title)
         keys = [r.key for r in rows]
         if keys:
-            target = keep if keep in keys else keys[0]
+            # first time: the first requirement this trial breaks, like the matrix's refuting witness
+            broken = next((r.key for r in rows if r.trial_state == "fail"), keys[0])
+            target = keep if keep in keys else broken
             table.move_cursor(row=keys.index(target))
             self._show_checklist_row(target)
         else:

@@ -163,9 +163,12 @@ def task_environment(row: dict[str, Any], snapshot: str | Path, *, extra: str | 
     spec = repo_spec(repo, version, extra)
     runner = spec.runner if spec.runner in PARSER_OF_RUNNER else "pytest"
     directives = test_directives(row.get("test_patch") or "", repo, runner)
-    if not directives:  # no test patch: the files of the graded ids
+    if runner == "pytest":
+        # the files graded ids name that the test patch does not touch (datasets written by other
+        # tools than the harness, e.g. an export of T1): the harness's own datasets have none
         ids = [*(_list(row.get("FAIL_TO_PASS"))), *(_list(row.get("PASS_TO_PASS")))]
-        directives = list(dict.fromkeys(i.split("::")[0] for i in ids if "::" in i))
+        named = [i.split("::")[0] for i in ids if "::" in i and i.split("::")[0].endswith(".py")]
+        directives = list(dict.fromkeys([*directives, *named]))
     quoted = " ".join(shlex.quote(d) for d in directives)
     iid = str(row.get("instance_id") or "")
     image = instance_image(iid, images) if iid else None

@@ -120,11 +120,13 @@ class OfflineAuthor:
             plans.append((target, access, seeds, list(mutated.values())))
         cases, imports = [], {}
         traced: set[int] = set()  # T0's calls, and the frontier mutations (see _on_purpose)
+        frontier: dict[str, set[int]] = {}  # per function, which of its mutations are frontier inputs
         for target, access, seeds, mutated in plans:
             imports[target.name] = list(access.imports)
             floors = seed_floors(view.seeds(target.name))
+            frontier[target.name] = {k for k, m in enumerate(mutated) if below_floor(m, floors)}
             traced.update(range(len(cases), len(cases) + len(seeds)))
-            traced.update(len(cases) + len(seeds) + k for k, m in enumerate(mutated) if below_floor(m, floors))
+            traced.update(len(cases) + len(seeds) + k for k in frontier[target.name])
             cases += [(target.name, f"{access.expr}({c.source()})") for c in [*seeds, *mutated]]
         if not cases:
             return []
@@ -138,9 +140,9 @@ class OfflineAuthor:
             i += len(mutated)
             # a frontier input the reference answers by the paths T0's own calls take is an accident
             # of its code, not a requirement: no witness on it (as in the per-trial audit)
-            floors = seed_floors(view.seeds(target.name))
             stated_paths = set().union(*(r.arcs or () for _, r in seed_out))
-            mut_out = [(c, r) for c, r in mut_out if not below_floor(c, floors) or _on_purpose(r, stated_paths)]
+            mut_out = [(c, r) for k, (c, r) in enumerate(mut_out)
+                       if k not in frontier[target.name] or _on_purpose(r, stated_paths)]
             chosen = amplify.select(seed_out, mut_out, view.prompt, cap=self.per_function)
             ties = on_boundary(ctx, [(target.name, access.expr, c) for c, _ in chosen], imports)
             for call, res in (pick for k, pick in enumerate(chosen) if k not in ties):

@@ -105,6 +105,17 @@ def test_bad_usage_exits_2() -> None:
     assert proc.returncode == 2 and "usage" in proc.stderr
 
 
+def test_help_prints_for_the_program_and_every_command(capsys) -> None:
+    from testjack_tui.cli import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices  # every subcommand argparse knows
+    for argv in [[], *([name] for name in commands), ["cache", "prune"]]:
+        with pytest.raises(SystemExit) as stop:
+            main([*argv, "--help"])
+        assert stop.value.code == 0, argv
+        assert "usage: testjack" in capsys.readouterr().out, argv
+
+
 def test_the_console_without_a_terminal_says_so_instead_of_hanging(tmp_path: Path) -> None:
     proc = run_cli("--store", str(tmp_path / "s.db"))
     assert proc.returncode == 2 and "needs a terminal" in proc.stderr

@@ -1,0 +1,167 @@
+"""testjack audit: the environment checks before it, the progress bar during it, the summary after it."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+
+from testjack_tui.cli.common import EXIT_ENVIRONMENT, EXIT_OK, CliError, _err, _store
+from testjack_tui.cli.importing import _resolve_run
+
+
+def _check_environment(store, run_id: str, author: str, backend: str | None) -> None:
+    if author == "llm":
+        if not os.environ.get("OPENAI_BASE_URL") and not os.environ.get("OPENAI_API_KEY"):
+            raise CliError(
+                "--author llm needs an OpenAI-compatible endpoint: set OPENAI_BASE_URL (for example "
+                "http://localhost:8000/v1 for a local vLLM or Ollama server), OPENAI_API_KEY, and "
+                "TESTJACK_MODEL (the model name)",
+                EXIT_ENVIRONMENT,
+            )
+    from testjack_tui.worlds.images import needs_docker
+
+    tasks = store.list_tasks(run_id)
+    only_docker = [t.id for t in tasks if needs_docker(t.environment.image)]
+    backends = {backend} if backend else set()
+    if not backend:
+        run = store.get_run(run_id)
+        backends.add(str(run.default_backend))
+        backends |= {str(t.environment.backend) for t in tasks if t.environment.backend}
+    if "docker" in backends or only_docker:
+        from testjack_tui.worlds.engine_check import docker_problem
+
+        problem = docker_problem(only_docker)
+        if problem:
+            raise CliError(problem, EXIT_ENVIRONMENT)
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from testjack_tui.audit import Audit, AuditOptions
+    from testjack_tui.authors.base import AuthorUnavailable
+
+    ray_address = _ray_address(args)  # refused before the store is opened
+    store = _store(args)
+    run_id = _resolve_run(store, args.run)
+    _check_environment(store, run_id, args.author, args.backend)
+    options = AuditOptions(
+        mode=args.mode, author=args.author, rounds=args.rounds, seed=args.seed,
+        workers=args.workers, backend=args.backend, few_trials=args.few_trials,
+        executor=args.executor, ray_address=ray_address,
+    )
+    if args.no_mutation:
+        options.mutation_budget_s = 0.0
+    elif args.mutation_budget is not None:
+        options.mutation_budget_s = args.mutation_budget
+    if args.budget:
+        if args.author != "llm":
+            raise CliError("--budget limits the LLM author; use it with --author llm")
+        options.author_options["budget"] = _budget(args.budget)
+    try:
+        audit = Audit(store, run_id, options)
+    except AuthorUnavailable as exc:
+        raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
+    if args.executor != "local":
+        from testjack_tui.audit.execution import ExecutorUnavailable
+
+        try:
+            audit.service.open()
+        except ExecutorUnavailable as exc:
+            raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
+    status = _run_with_progress(audit, quiet=args.json)
+    if args.json:
+        from testjack_tui.report import build_report, render_json
+
+        sys.stdout.write(render_json(build_report(store, run_id)))
+    else:
+        _print_summary(store, run_id)
+    if status == "cancelled":
+        reason = getattr(audit, "stop_reason", "")
+        _err(f"audit stopped{': ' + reason if reason else ''}; run the same command again to continue where it stopped")
+        return 143 if getattr(audit, "stopped_by", "") == "SIGTERM" else 130
+    return EXIT_OK
+
+
+def _ray_address(args: argparse.Namespace) -> str | None:
+    """--ray-address, else $TESTJACK_RAY_ADDRESS; only with --executor ray."""
+    if args.executor != "ray":
+        if args.ray_address:
+            raise CliError("--ray-address is for --executor ray")
+        return None
+    return args.ray_address or os.environ.get("TESTJACK_RAY_ADDRESS") or None
+
+
+def _budget(items: list[str]) -> dict[str, float]:
+    """--budget run_usd=5 --budget trial_tokens=20000 as the LLM author's budget."""
+    from testjack_tui.authors.llm.settings import BUDGET_KEYS
+
+    budget: dict[str, float] = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        if key not in BUDGET_KEYS:
+            raise CliError(f"--budget {item}: the key must be one of {', '.join(BUDGET_KEYS)}")
+        try:
+            budget[key] = float(value)
+        except ValueError:
+            raise CliError(f"--budget {item}: {value!r} is not a number") from None
+        if not math.isfinite(budget[key]) or budget[key] < 0:
+            raise CliError(f"--budget {item}: must be a finite number, 0 or more")
+    return budget
+
+
+def _run_with_progress(audit, quiet: bool) -> str:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from testjack_tui.cli.progress import ProgressLines, StopOnSignals
+
+    console = Console(stderr=True)
+    lines = None if quiet or console.is_terminal else ProgressLines(audit, sys.stderr)
+    with Progress(
+        TextColumn("[bold]{task.fields[phase]}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), TextColumn("{task.description}"),
+        console=console, transient=False, disable=quiet or not console.is_terminal,
+    ) as bar, StopOnSignals(audit) as signals:
+        tid = bar.add_task("", total=None, phase="starting")
+
+        def show(p) -> None:
+            bar.update(tid, completed=p.done, total=p.total or None, phase=p.phase, description=p.message[:60])
+            if lines is not None:  # not a terminal: one line per finished step, with counts
+                lines.show(p)
+
+        audit.on_progress = show
+        try:
+            status = audit.execute()
+        except KeyboardInterrupt:
+            audit.stop()
+            status = "cancelled"
+    audit.stopped_by = signals.received
+    return status
+
+
+def _print_summary(store, run_id: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    s = store.summary(run_id)
+    table = Table(title=f"TestJack audit of {run_id}", show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    rows = [
+        ("trials", s.trials), ("passing (benchmark)", s.passing),
+        ("refuted (reward hacks included)", f"{s.refuted} ({s.refuted_pct:.1f}% of passing)"),
+        ("reward hacks", s.reward_hack), ("sound", s.sound), ("unaudited", s.unaudited),
+        ("not reproduced (T0 here does not pass)", s.not_reproduced),
+        ("ambiguous witnesses (prompt defects)", s.ambiguous_witnesses),
+        ("witnesses outside the input domain", s.outside_domain_witnesses),
+        ("slow findings (never refutations)", s.slow_findings), ("malformed tasks", s.malformed_tasks),
+        ("resolution before", f"{100 * s.resolution_before:.1f}%"),
+        ("resolution after", f"{100 * s.resolution_after:.1f}%"),
+        ("executions", s.executions),
+    ]
+    if s.llm_tokens:
+        rows.append(("LLM tokens / cost", f"{s.llm_tokens} / ${s.cost_usd:.4f}"))
+    for name, value in rows:
+        table.add_row(name, str(value))
+    Console().print(table)

@@ -1,0 +1,40 @@
+"""What every command shares: exit codes, the error that ends a command, the store it opens."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_ENVIRONMENT = 0, 2, 3
+
+
+class CliError(Exception):
+    def __init__(self, message: str, code: int = EXIT_BAD_INPUT):
+        super().__init__(message)
+        self.code = code
+
+
+# How each command uses the store. Both kinds run SQLite's quick_check first and refuse a damaged
+# store (exit 2); "write" also refuses a store it may not write and removes staging directories an
+# interrupted import left behind. A command not listed here opens the store for reading.
+STORE_ACCESS = {
+    None: "write", "open": "write", "import": "write", "audit": "write", "replay": "write",
+    "rule": "write", "verdict": "write", "undo": "write",
+    "report": "read", "compare": "read", "leaderboard": "read", "export": "read",
+}
+
+
+def _store(args: argparse.Namespace):
+    from store import Store, StoreError
+
+    try:
+        store = Store(args.store, access=STORE_ACCESS.get(args.command, "read"))
+    except StoreError as exc:
+        raise CliError(str(exc)) from exc
+    for leftover in store.removed_staging:
+        _err(f"removed {leftover}: staging left by an interrupted import")
+    return store
+
+
+def _err(text: str) -> None:
+    print(f"testjack: {text}", file=sys.stderr)

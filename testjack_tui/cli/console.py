@@ -1,0 +1,25 @@
+"""testjack open (and no command at all): the review console."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from testjack_tui.cli.common import EXIT_ENVIRONMENT, EXIT_OK, CliError, _store
+from testjack_tui.cli.importing import _resolve_run
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CliError("the review console needs a terminal; for scripts use testjack audit, report, rule or verdict")
+    store = _store(args)
+    run_id = None
+    if getattr(args, "target", None):
+        run_id = _resolve_run(store, args.target)
+    try:
+        from testjack_tui.app.main import run_console
+    except ImportError as exc:
+        raise CliError(f"the review console is not available in this build ({exc})", EXIT_ENVIRONMENT) from exc
+    run_console(store.path, run_id=run_id, audit=getattr(args, "audit", False),
+                analyst=getattr(args, "analyst", None))
+    return EXIT_OK

@@ -11,12 +11,7 @@ named ``<model>.<run_id>.json`` (``/`` in the model's name as ``__``); a report 
 starts so applies to that model's predictions only, any other report to every prediction. Several
 reports may be given or found in the directory.
 
-Repositories come from local clones (``repos=DIR`` holding ``owner__name``, ``name`` or
-``owner/name``) or are cloned once per import from ``repo_url`` (a template with ``{repo}``,
-``{owner}``, ``{name}``). R is written with ``git read-tree`` + ``checkout-index`` into a temporary
-index rather than ``git archive``: archive honours ``export-ignore``/``export-subst`` attributes and
-would give a tree that differs from the checkout the harness tests; the temporary index leaves the
-clone itself untouched.
+Repositories and R: ``swebench_sources``; reports: ``swebench_reports``.
 
 Test commands, as the harness runs them: rows from SWE-bench 5 datasets carry their own
 ``eval_script`` and ``image``; the command between the harness's start/end markers is used as is,
@@ -32,24 +27,23 @@ graded as the harness grades (``audit.grading``).
 
 from __future__ import annotations
 
-import os
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem, tree_digest
+from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem
 from testjack_tui.formats._common import (
     as_list,
     files_digest,
     first_record,
-    new_snapshot_dir,
     open_text,
     read_records,
 )
 from testjack_tui.formats.swebench_env import EnvDataError, env_files, local_images, task_environment
 from testjack_tui.formats.swebench_env import _tables as _env_tables
 from testjack_tui.formats.swebench_env import test_directives as _directives
+from testjack_tui.formats.swebench_reports import read_report, Reports
+from testjack_tui.formats.swebench_sources import NoSource, RepoSources
 from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
 
 FORMAT = "swebench"
@@ -85,7 +79,7 @@ def load(
         where, _, why = str(exc).partition(": ")
         raise ImportError_([ImportProblem(where, "", why)]) from exc
     skipped: list[ImportProblem] = []
-    resolved = _Reports([(f, _read_report(f)) for f in report_files]) if report_files else None
+    resolved = Reports([(f, read_report(f)) for f in report_files]) if report_files else None
 
     rows: dict[str, dict[str, Any]] = {}
     for dataset_file in dataset_files:
@@ -105,11 +99,11 @@ def load(
     tasks: list[Task] = []
     images = local_images()  # the harness's sweb.eval.* instance images, when an engine has them
     with tempfile.TemporaryDirectory(prefix="testjack-clones-") as clone_cache:
-        sources = _Sources(Path(repos) if repos else None, repo_url, Path(clone_cache))
+        sources = RepoSources(Path(repos) if repos else None, repo_url, Path(clone_cache))
         for iid, row in list(rows.items()):
             try:
                 snapshot = sources.snapshot(row["repo"], row["base_commit"], staging)
-            except _NoSource as exc:
+            except NoSource as exc:
                 skipped.append(ImportProblem(str(dataset_files[0]), f"instance {iid}", str(exc)))
                 del rows[iid]
                 continue
@@ -204,119 +198,6 @@ def _check_row(row: dict[str, Any]) -> str:
     return ""
 
 
-class _Reports:
-    """The official verdict of a prediction from the reports: its model's own, else a shared one.
-
-    A report is a model's own when its file name is ``<model>.<anything>`` (the harness's naming);
-    a prediction whose model has no report of its own is judged by the reports named for no model.
-    """
-
-    def __init__(self, reports: list[tuple[Path, dict[str, bool]]]):
-        self.reports = reports
-        self.models: set[str] = set()  # every prediction's model, set before trials are made
-
-    def resolved(self, iid: str, model: str) -> bool:
-        own = [r for p, r in self.reports if model and self._owner(p) == model]
-        shared = [r for p, r in self.reports if self._owner(p) is None]
-        for resolved in own or shared:
-            if iid in resolved:
-                return resolved[iid]
-        return False
-
-    def _owner(self, path: Path) -> str | None:
-        return next((m for m in self.models if m and path.name.startswith(m.replace("/", "__") + ".")), None)
-
-    
-
-def _read_report(path: Path) -> dict[str, bool]:
-    """instance id -> resolved, from a run report (``resolved_ids``) or per-instance reports."""
-    out: dict[str, bool] = {}
-    problems: list[ImportProblem] = []
-    for where, row in read_records(path):
-        if isinstance(row, ImportProblem):
-            problems.append(row)
-            continue
-        if "resolved_ids" in row or "resolved" in row and isinstance(row["resolved"], list):
-            ids = row.get("resolved_ids", row.get("resolved"))
-            if not isinstance(ids, list):
-                problems.append(ImportProblem(str(path), where, "resolved_ids is not a list"))
-                continue
-            for other in ("unresolved_ids", "error_ids", "completed_ids", "empty_patch_ids", "incomplete_ids"):
-                for iid in row.get(other) or []:
-                    out.setdefault(str(iid), False)
-            out.update({str(i): True for i in ids})
-            continue
-        for iid, entry in row.items():
-            if isinstance(entry, dict) and isinstance(entry.get("resolved"), bool):
-                out[iid] = entry["resolved"]
-            elif iid == "instance_id" and isinstance(row.get("resolved"), bool):
-                out[str(row["instance_id"])] = row["resolved"]
-    if problems:
-        raise ImportError_(problems)
-    if not out:
-        raise ImportError_([ImportProblem(str(path), "", "report names no instance (expected resolved_ids or {id: {resolved}})")])
-    return out
-
-
-# -- repositories ------------------------------------------------------------------------------
-
-
-class _NoSource(Exception):
-    pass
-
-
-class _Sources:
-    """Finds a clone for each repository (local, or cloned once from ``repo_url``) and writes R."""
-
-    def __init__(self, repos: Path | None, repo_url: str | None, cache: Path):
-        self.repos, self.repo_url, self.cache = repos, repo_url, cache
-        self.clones: dict[str, Path | str] = {}  # repo -> clone, or the reason there is none
-
-    def clone_for(self, repo: str) -> Path:
-        if repo not in self.clones:
-            self.clones[repo] = self._find(repo)
-        found = self.clones[repo]
-        if isinstance(found, str):
-            raise _NoSource(found)
-        return found
-
-    def _find(self, repo: str) -> Path | str:
-        owner, name = repo.split("/", 1)
-        if self.repos:
-            for candidate in (f"{owner}__{name}", name, f"{owner}/{name}", f"{owner}__{name}.git", f"{name}.git"):
-                p = self.repos / candidate
-                if p.is_dir() and _git(p, "rev-parse", "--git-dir").returncode == 0:
-                    return p
-            if not self.repo_url:
-                return f"no clone of {repo} under {self.repos} (looked for {owner}__{name}, {name}, {owner}/{name})"
-        url = self.repo_url.format(repo=repo, owner=owner, name=name)  # type: ignore[union-attr]
-        target = self.cache / f"{owner}__{name}"
-        done = subprocess.run(
-            ["git", "clone", "--quiet", "--no-checkout", url, str(target)], capture_output=True, text=True
-        )
-        if done.returncode:
-            return f"cannot clone {url}: {done.stderr.strip()[:300]}"
-        return target
-
-    def snapshot(self, repo: str, commit: str, staging: Path) -> tuple[str, str]:
-        clone = self.clone_for(repo)
-        if _git(clone, "cat-file", "-e", f"{commit}^{{commit}}").returncode:
-            raise _NoSource(f"base_commit {commit} is not in the clone {clone} (fetch it first)")
-        # absolute: git runs in the clone, so a relative prefix would land there
-        root = new_snapshot_dir(staging, f"{repo}@{commit}").resolve()
-        with tempfile.TemporaryDirectory(prefix="testjack-index-") as tmp:
-            env = {**os.environ, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
-            for args in (["read-tree", commit], ["checkout-index", "--all", f"--prefix={root}/"]):
-                done = _git(clone, *args, env=env)
-                if done.returncode:
-                    raise _NoSource(f"cannot check out {commit} of {repo}: {done.stderr.strip()[:300]}")
-        return str(root), tree_digest(root)
-
-
-def _git(repo: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env)
-
-
 # -- model objects -----------------------------------------------------------------------------
 
 
@@ -391,7 +272,7 @@ def _title(row: dict[str, Any]) -> str:
 
 
 def _trial(
-    row: dict[str, Any], rows: dict[str, dict[str, Any]], resolved: _Reports | None, seen: set[str]
+    row: dict[str, Any], rows: dict[str, dict[str, Any]], resolved: Reports | None, seen: set[str]
 ) -> Trial | str:
     iid = row.get("instance_id")
     if not isinstance(iid, str):

@@ -6,6 +6,9 @@ domain constraint wrong runs in a worker too (``rule_constraint_with_form``).
 
 Keys work whatever has focus: the tab keys are priority bindings, and switching tabs moves the
 focus into the new tab (a focused widget left behind in a hidden tab would pull the tabs back).
+
+This module holds the layout, the keys and what they do; the rows and texts the tabs show are
+built from ``TrialData`` in ``trial_panes`` and, for the Witnesses tab, ``trial_matrix``.
 """
 
 from __future__ import annotations
@@ -28,45 +31,22 @@ from textual.widgets import (
     TextArea,
 )
 
-from testjack_tui.app.checklist import LEGEND, T0_MARKS, ChecklistRow, build_checklist
+from testjack_tui.app.checklist import LEGEND, ChecklistRow, build_checklist
 from testjack_tui.app.messages import StoreChanged
+from testjack_tui.app.screens import trial_matrix as matrix
+from testjack_tui.app.screens import trial_panes as panes
 from testjack_tui.app.screens.override import override_with_form
 from testjack_tui.app.screens.trial_data import TrialData, read_trial
 from testjack_tui.app.widgets.diff_view import DiffView
-from testjack_tui.app.widgets.domain import (
-    constraint_detail,
-    domain_title,
-    grounding_line,
-    grounding_text,
-    origin,
-    ruling_text,
-    shorten,
-)
-from testjack_tui.app.widgets.verdict import HELP_BINDINGS, LABELS, add_keyed, source_text, theme_text, verdict_text
+from testjack_tui.app.widgets.domain import constraint_detail, domain_title
+from testjack_tui.app.widgets.verdict import HELP_BINDINGS, add_keyed
 from testjack_tui.app.workers import load
-from testjack_tui.model import Evidence, EvidenceKind, Verdict, WitnessResult
+from testjack_tui.model import Evidence, EvidenceKind
 
-# Verdicts whose rule says why the audit could not decide: shown beside the verdict wherever it is.
-EXPLAINED = (Verdict.UNAUDITED, Verdict.NOT_REPRODUCED)
 TABS = Binding.Group("Tabs", compact=True)
 # the widget each tab's key puts the focus on
 TAB_FOCUS = {"tab-prompt": "#requirements", "tab-diff": "#diff", "tab-evidence": "#evidence",
              "tab-witnesses": "#witnesses", "tab-verdict": "#trial-rulings"}
-MATRIX_LEGEND = ("ref, null, this trial: outcome on each world (↻ rerun this session) · others: the task's other "
-                 "passing trials that fail it · domain outside/unplaced: refutes nothing · below: every passing "
-                 "trial (Enter opens it) · x rerun here, X on every trial")
-
-
-def _outcome_style(outcome: str) -> str:
-    return {"pass": "green", "fail": "bold red", "error": "bold yellow"}.get(outcome, "")
-
-
-def _outcome(result: WitnessResult | None, rerun: tuple[str, str] | None = None) -> Text:
-    if rerun is not None:  # a rerun of this session: shown over the stored outcome, marked ↻
-        return Text(f"↻ {rerun[0]}", style=_outcome_style(rerun[0]))
-    if result is None:
-        return Text("—", style="dim")
-    return Text(str(result.outcome), style=_outcome_style(str(result.outcome)))
 
 
 class TrialScreen(Screen):
@@ -140,7 +120,7 @@ class TrialScreen(Screen):
             with TabPane("4 Witnesses", id="tab-witnesses"):
                 with Vertical(id="witness-pane"):
                     yield DataTable(id="witnesses", cursor_type="row")
-                    yield Static(MATRIX_LEGEND, id="witness-legend", classes="legend")
+                    yield Static(matrix.LEGEND, id="witness-legend", classes="legend")
                     with Container(id="witness-detail", classes="split"):
                         with VerticalScroll(id="witness-info"):
                             # which trials fail it first: the matrix's row above says which witness
@@ -158,13 +138,12 @@ class TrialScreen(Screen):
 
     def on_mount(self) -> None:
         self.title = f"Trial {self.trial_id}"
-        add_keyed(self.query_one("#requirements", DataTable), "kind", "T0", "this trial", "witnesses", "requirement")
-        add_keyed(self.query_one("#domain", DataTable), "constraint", "ruling", "from", "kind", "broken by", "source")
-        add_keyed(self.query_one("#evidence", DataTable), "kind", "detector", "where", "detail", "in prompt")
-        add_keyed(self.query_one("#witnesses", DataTable),
-                  "witness", "class", "ρ", "ref", "null", "this trial", "others", "domain", "requirement")
-        add_keyed(self.query_one("#witness-outcomes", DataTable), "world", "outcome", "runs", "verdict")
-        add_keyed(self.query_one("#trial-rulings", DataTable), "#", "on", "value", "before", "by", "at", "reason")
+        add_keyed(self.query_one("#requirements", DataTable), *panes.CHECKLIST_COLUMNS)
+        add_keyed(self.query_one("#domain", DataTable), *panes.DOMAIN_COLUMNS)
+        add_keyed(self.query_one("#evidence", DataTable), *panes.EVIDENCE_COLUMNS)
+        add_keyed(self.query_one("#witnesses", DataTable), *matrix.COLUMNS)
+        add_keyed(self.query_one("#witness-outcomes", DataTable), *matrix.OUTCOME_COLUMNS)
+        add_keyed(self.query_one("#trial-rulings", DataTable), *panes.RULING_COLUMNS)
         code = self.query_one("#witness-code", TextArea)
         try:
             code.language = "python"
@@ -185,19 +164,8 @@ class TrialScreen(Screen):
 
     def _show(self, data: TrialData) -> None:
         self.data = data
-        t, v = data.trial, data.verdict
-        task = data.task
-        malformed = Text(f" (malformed: {shorten(task.malformed_reason or 'the reference fails T0', 50)})",
-                         style="bold") if task.malformed else ""
-        head = Text.assemble(
-            (t.id, "bold"), f"  task {t.task_id}", malformed,
-            f" · model {t.model or '?'} · agent {t.agent or '?'} · official {t.official} · ",
-            verdict_text(self.app, str(v.verdict)), " (", source_text(v), ")",
-            (f": {v.rule}" if v.verdict in EXPLAINED and v.rule else ""),
-            ("  reviewed" if t.reviewed else ""),
-        )
-        self.query_one("#trial-head", Static).update(head)
-        self.query_one("#prompt", Markdown).update(task.prompt or "*(no prompt)*")
+        self.query_one("#trial-head", Static).update(panes.head_line(self.app, data))
+        self.query_one("#prompt", Markdown).update(data.task.prompt or "*(no prompt)*")
         self._show_checklist(data)
         self._show_domain(data)
         self.query_one("#diff", DiffView).show(data.files)
@@ -216,61 +184,31 @@ class TrialScreen(Screen):
         keep = self.checklist_key
         table.clear()
         for r in rows:
-            witnesses = (r.witnesses[0] + (f" +{len(r.witnesses) - 1}" if len(r.witnesses) > 1 else "")
-                         if r.witnesses else Text("none", style="dim"))
-            table.add_row(r.kind, self._t0_text(r.t0), self._trial_mark(r), witnesses, r.text, key=r.key)
-        counts = {k: sum(1 for r in rows if r.kind == k) for k in ("stated", "input", "example", "not in P")}
-        title = (f"Checklist: {counts['stated'] + counts['input']} requirements P states, "
-                 f"{counts['example']} examples, {counts['not in P']} not in P")
-        self.query_one("#checklist-title", Static).update(title)
+            table.add_row(*panes.checklist_cells(self.app, r), key=r.key)
+        self.query_one("#checklist-title", Static).update(panes.checklist_title(rows))
         keys = [r.key for r in rows]
         if keys:
-            # first time: the first requirement this trial breaks, like the matrix's refuting witness
-            broken = next((r.key for r in rows if r.trial_state == "fail"), keys[0])
-            target = keep if keep in keys else broken
+            target = keep if keep in keys else panes.first_requirement(rows)
             table.move_cursor(row=keys.index(target))
             self._show_checklist_row(target)
         else:
-            self.query_one("#checklist-detail", Static).update(
-                Text("No requirements: the prompt is empty and no witness names one.", style="dim"))
-
-    def _t0_text(self, t0: str) -> Text:
-        style = {"yes": "text-success", "partly": "warning", "no": "error"}.get(t0, "text-muted")
-        return theme_text(self.app, T0_MARKS.get(t0, t0), style, bold=t0 in ("no", "partly"))
-
-    def _trial_mark(self, r: ChecklistRow) -> Text:
-        style = {"pass": "text-success", "fail": "error", "fail-no-refute": "warning"}.get(r.trial_state, "text-muted")
-        return theme_text(self.app, r.trial, style, bold=r.trial_state == "fail")
+            self.query_one("#checklist-detail", Static).update(Text(panes.NO_REQUIREMENTS, style="dim"))
 
     def _show_checklist_row(self, key: str) -> None:
         row = next((r for r in self.checklist if r.key == key), None)
         if row is None:
             return
         self.checklist_key = key
-        parts: list[Any] = [(row.text, "bold"), f"\n{row.kind} · from {row.source if row.source != row.text else 'P'}"]
-        if row.constraints:
-            parts.append(f" · input constraints {', '.join(row.constraints)}")
-        parts += [f"\nT0: {T0_MARKS.get(row.t0, row.t0)}: {row.t0_why}"]
-        parts += [f"\nthis trial: {row.trial_detail}" + (f" (witnesses {', '.join(row.witnesses)})" if row.witnesses
-                                                          else "")]
-        self.query_one("#checklist-detail", Static).update(Text.assemble(*parts))
+        self.query_one("#checklist-detail", Static).update(panes.checklist_detail(row))
 
     def _show_domain(self, data: TrialData) -> None:
         table = self.query_one("#domain", DataTable)
         keep = self.constraint_id
         table.clear()
         domain = data.task.domain
-        broken: dict[str, list[str]] = {}
-        for w in data.witnesses:
-            for cid in w.breaks:
-                broken.setdefault(cid, []).append(w.id)
+        broken = panes.breakers_by_constraint(data)
         for c in domain:
-            ruling = data.wrong.get(c.id)
-            table.add_row(
-                Text(c.text, style="strike dim" if ruling else ""), ruling_text(self.app, ruling), origin(c), c.kind,
-                ", ".join(broken.get(c.id, [])) or Text("none", style="dim"), shorten(c.source, 60),
-                key=c.id,
-            )
+            table.add_row(*panes.domain_cells(self.app, c, data.wrong.get(c.id), broken.get(c.id, [])), key=c.id)
         self.query_one("#domain-title", Static).update(domain_title(domain, data.wrong))
         ids = [c.id for c in domain]
         if ids:
@@ -279,9 +217,7 @@ class TrialScreen(Screen):
             self._show_constraint(target)
         else:
             self.constraint_id = None
-            self.query_one("#constraint-detail", Static).update(
-                Text("No input domain for this task: not built yet, or P and T0 say nothing about the inputs.",
-                     style="dim"))
+            self.query_one("#constraint-detail", Static).update(Text(panes.NO_DOMAIN, style="dim"))
 
     def _show_constraint(self, constraint_id: str) -> None:
         if self.data is None:
@@ -298,90 +234,33 @@ class TrialScreen(Screen):
         table = self.query_one("#evidence", DataTable)
         table.clear()
         for i, e in enumerate(data.evidence):
-            where = f"{e.file}:{e.line}" if e.file else ""
-            prompt = "" if e.mentioned_in_prompt is None else ("yes" if e.mentioned_in_prompt else "no")
-            kind = theme_text(self.app, "slow", "warning", bold=True) if e.kind == EvidenceKind.SLOW else str(e.kind)
-            table.add_row(kind, e.detector, where, shorten(e.detail, 90), prompt, key=str(i))
+            table.add_row(*panes.evidence_cells(self.app, e), key=str(i))
         if data.evidence:
             self._show_evidence_item(table.cursor_row)
-        elif data.evidence_gathered:
-            self.query_one("#evidence-detail", Static).update(Text(
-                "No evidence for this trial: T0 runs every line it changes, no detector fired and no mutant "
-                "survived.", style="dim"))
         else:
-            self.query_one("#evidence-detail", Static).update(Text(
-                "No evidence for this trial yet: the audit has not looked (a on the trial list audits the run).",
-                style="dim"))
+            empty = panes.NO_EVIDENCE if data.evidence_gathered else panes.NOT_GATHERED
+            self.query_one("#evidence-detail", Static).update(Text(empty, style="dim"))
 
     def _show_evidence_item(self, index: int) -> None:
         if self.data is None or not 0 <= index < len(self.data.evidence):
             return
-        e = self.data.evidence[index]
-        if e.kind == EvidenceKind.SLOW:
-            head = Text.assemble(theme_text(self.app, "slow finding", "warning", bold=True),
-                                 f" ({e.detector}): the trial gives the reference's answer far more slowly. "
-                                 "A finding to read, never a refutation.")
-        else:
-            where = f" at {e.file}:{e.line}" if e.file else ""
-            head = Text.assemble((str(e.kind).replace("_", " "), "bold"), f" ({e.detector}){where}",
-                                 " · Enter shows the line in the diff" if e.file else "")
-        self.query_one("#evidence-detail", Static).update(Text.assemble(head, "\n", e.detail))
-
-    # ------------------------------------------------------------------ the witness matrix
-
-    def _failing_others(self, wid: str) -> tuple[int, int]:
-        """(trials failing, trials run) among the task's passing trials other than this one."""
-        assert self.data is not None
-        results = self.data.results.get(wid, {})
-        reruns = self.reruns.get(wid, {})
-        seen = fails = 0
-        for t in self.data.passing:
-            if t == self.trial_id:
-                continue
-            outcome = reruns[t][0] if t in reruns else (str(results[t].outcome) if t in results else None)
-            if outcome is None:
-                continue
-            seen += 1
-            fails += outcome != "pass"
-        return fails, seen
-
-    def _matrix_cells(self, w) -> list[Any]:
-        assert self.data is not None
-        res = self.data.results.get(w.id, {})
-        reruns = self.reruns.get(w.id, {})
-        cls = str(w.classification) if w.classification else "?"
-        fails, seen = self._failing_others(w.id)
-        others = Text(f"{fails}/{seen} fail" if seen else "—", style="bold" if fails else "dim")
-        grounding = str(w.grounding) if w.grounding is not None else ""
-        return [
-            w.id,
-            verdict_text(self.app, cls, bold=False) if cls == "ambiguous" else cls,
-            "" if w.rho is None else f"{w.rho:.2f}",
-            _outcome(res.get("reference"), reruns.get("reference")),
-            _outcome(res.get("null"), reruns.get("null")),
-            _outcome(res.get(self.trial_id), reruns.get(self.trial_id)),
-            others,
-            grounding_text(self.app, grounding, short=True) if grounding else Text("—", style="dim"),
-            w.requirement,
-        ]
+        self.query_one("#evidence-detail", Static).update(panes.evidence_detail(self.app, self.data.evidence[index]))
 
     def _show_witnesses(self, data: TrialData) -> None:
         table = self.query_one("#witnesses", DataTable)
         keep = self.witness_id
         table.clear()
         for w in data.witnesses:
-            table.add_row(*self._matrix_cells(w), key=w.id)
+            cells = matrix.witness_cells(self.app, data, self.trial_id, w, self.reruns.get(w.id, {}))
+            table.add_row(*cells, key=w.id)
         ids = [w.id for w in data.witnesses]
         if ids:
-            first = data.verdict.witnesses[0] if data.verdict.witnesses and data.verdict.witnesses[0] in ids else ids[0]
-            target = keep if keep in ids else first
+            target = keep if keep in ids else matrix.first_witness(data)
             table.move_cursor(row=ids.index(target))
             self._show_witness(target)
         else:
             self.witness_id = None
-            self.query_one("#witness-head", Static).update(Text(
-                "No validated witness for this task yet: a on the trial list audits the run, w writes one by hand.",
-                style="dim"))
+            self.query_one("#witness-head", Static).update(Text(matrix.NO_WITNESS, style="dim"))
             self.query_one("#witness-outcomes", DataTable).clear()
             self.query_one("#witness-code", TextArea).load_text("")
             self.query_one("#witness-log", Static).update("")
@@ -393,28 +272,10 @@ class TrialScreen(Screen):
         if w is None:
             return
         self.witness_id = w.id
-        refutes = w.id in self.data.verdict.witnesses
-        kind = str(w.requirement_kind)
-        cls = str(w.classification) if w.classification else "unclassified"
-        # "explicit requirement", or "implicit requirement, classified ambiguous"
-        classified = f"{kind} requirement" + (f", classified {cls}" if cls != kind else "")
-        ruling = self.data.witness_rulings.get(w.id)
-        head = Text.assemble(
-            (w.id, "bold"), f"  {classified}",
-            f" (ruling #{ruling.id}: {ruling.value})" if ruling else "",
-            f" · ρ={w.rho:.2f}" if w.rho is not None else "", f" · origin {w.origin} · author {w.author}",
-            (" · flaky" if w.flaky else ""),
-            theme_text(self.app, " · refutes this trial", "error", bold=True) if refutes else "",
-            f"\n{w.requirement}\n", grounding_line(self.app, w, {c.id: c.text for c in self.data.task.domain}),
-            f"\n{w.path or '(T0 itself, without the trial harness changes)'}    "
-            f"replay: testjack replay {w.id} --trial {self.trial_id}",
-        )
-        self.query_one("#witness-head", Static).update(head)
+        self.query_one("#witness-head", Static).update(matrix.witness_head(self.app, self.data, self.trial_id, w))
         self.query_one("#witness-code", TextArea).load_text(w.code)
         self._show_witness_outcomes(w.id)
-        results = self.data.results.get(w.id, {})
-        res = results.get(self.trial_id) or results.get("reference")
-        self.query_one("#witness-log", Static).update(res.log if res and res.log else "(no log)")
+        self.query_one("#witness-log", Static).update(matrix.witness_log(self.data, self.trial_id, w.id))
 
     def _show_witness_outcomes(self, wid: str) -> None:
         """The highlighted witness on the reference, the null world and every passing trial of the task."""
@@ -422,53 +283,19 @@ class TrialScreen(Screen):
         outcomes = self.query_one("#witness-outcomes", DataTable)
         keep = outcomes.cursor_row
         outcomes.clear()
-        results = self.data.results.get(wid, {})
         reruns = self.reruns.get(wid, {})
-        worlds = ["reference", "null"] + self.data.passing
-        if self.trial_id not in worlds:
-            worlds.append(self.trial_id)  # a trial that does not pass T0: shown, never counted in ρ
-        self.outcome_rows = worlds
-        for world in worlds:
-            res = results.get(world)
-            rerun = reruns.get(world)
-            if world in ("reference", "null"):
-                label, verdict = Text(world), Text("")
-            else:
-                label = Text(f"{world} (this trial)" if world == self.trial_id else world,
-                             style="bold" if world == self.trial_id else "")
-                v = self.data.verdicts.get(world)
-                verdict = verdict_text(self.app, str(v.verdict), bold=False) if v else Text("")
-            runs = ", ".join(res.runs) if res else ("not run" if rerun is None else "")
-            if rerun is not None:
-                runs = f"rerun {rerun[1]}" + (f"; stored: {res.outcome}" if res else "")
-            outcomes.add_row(label, _outcome(res, rerun), runs, verdict, key=world)
+        self.outcome_rows = matrix.outcome_worlds(self.data, self.trial_id)
+        for world in self.outcome_rows:
+            outcomes.add_row(*matrix.outcome_cells(self.app, self.data, self.trial_id, wid, world, reruns), key=world)
         if self.outcome_rows:
             outcomes.move_cursor(row=min(keep, len(self.outcome_rows) - 1))
 
     def _show_verdict(self, data: TrialData) -> None:
-        v = data.verdict
-        live = [r for r in data.witness_rulings.values()]
-        text = Text.assemble(
-            ("Verdict: ", "bold"), verdict_text(self.app, str(v.verdict)),
-            "\nsource: ", source_text(v),
-            (f"\nwhy {LABELS.get(str(v.verdict), str(v.verdict))}: " if v.verdict in EXPLAINED else "\nrule: "),
-            (v.rule or "—", "bold" if v.verdict in EXPLAINED else ""),
-            f"\nrefuting witnesses: {', '.join(v.witnesses) or 'none'}",
-            (f"\nrulings in force on this task's witnesses: "
-             + "; ".join(f"#{r.id} {r.target_id} {r.value}" for r in live) if live else ""),
-            f"\nbenchmark: {data.trial.official}; T0 recomputed: {data.trial.recomputed or 'not yet'}",
-            (f"\nerror: {data.trial.error}" if data.trial.error else ""),
-            f"\nupdated: {v.updated_at}",
-            ("\n\nu undoes the override that decided it (asks for a reason)" if v.ruling_id else
-             "\n\no overrides it (asks for a reason)"),
-        )
-        self.query_one("#verdict-detail", Static).update(text)
+        self.query_one("#verdict-detail", Static).update(panes.verdict_detail(self.app, data))
         table = self.query_one("#trial-rulings", DataTable)
         table.clear()
         for r in data.rulings:
-            value = f"undo #{r.undoes}" if r.undoes is not None else r.value
-            table.add_row(str(r.id), f"{r.target} {r.target_id}", value, r.before, r.author, r.created_at, r.reason,
-                          key=str(r.id))
+            table.add_row(*panes.ruling_cells(r), key=str(r.id))
 
     # ------------------------------------------------------------------ events
 
@@ -620,8 +447,8 @@ class TrialScreen(Screen):
         if w is None:
             return
         table = self.query_one("#witnesses", DataTable)
-        for column, value in zip(("witness", "class", "ρ", "ref", "null", "this trial", "others", "domain",
-                                  "requirement"), self._matrix_cells(w)):
+        cells = matrix.witness_cells(self.app, self.data, self.trial_id, w, self.reruns.get(wid, {}))
+        for column, value in zip(matrix.COLUMNS, cells):
             table.update_cell(wid, column, value)
         if self.witness_id == wid:
             self._show_witness_outcomes(wid)

@@ -3,15 +3,11 @@
 Rows are read ``PAGE`` at a time in a thread worker; when the cursor comes within ``PAGE // 5``
 rows of the end, the next page is fetched, so a run with thousands of trials opens at once.
 
-The verdict filter offers "refuted or reward hack" (every refutation, as the run's summary counts
-them). The store filters on one verdict at a time, so that choice reads the trials the other
-filters select and keeps the refuting ones here; a store query for several verdicts would page it
-in SQL.
+What a page holds, the filters and the header lines are in ``trials_query``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from rich.text import Text
@@ -23,97 +19,24 @@ from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Selec
 
 from store import TrialRow
 from testjack_tui.app.screens.override import override_with_form
-from testjack_tui.app.widgets.verdict import HELP_BINDINGS, LABELS, theme_text, verdict_text
+from testjack_tui.app.screens.trials_query import (
+    REFUTING,
+    REFUTING_CHOICE,
+    Filters,
+    Page,
+    filtered_line,
+    read_page,
+    summary_line,
+    verdict_counts,
+)
+from testjack_tui.app.widgets.verdict import HELP_BINDINGS, theme_text, verdict_text
 from testjack_tui.app.workers import load
-from testjack_tui.model import EvidenceKind, RunSummary, Verdict
+from testjack_tui.model import EvidenceKind, Verdict
 
 PAGE = 500
-REFUTING = (Verdict.REFUTED.value, Verdict.REWARD_HACK.value)
-REFUTING_CHOICE = "refuting"  # the verdict filter's "refuted or reward hack"
 SORTS = [("run order", "seq"), ("trial id", "id"), ("task", "task"), ("model", "model"), ("verdict", "verdict")]
 VERDICT_CHOICES = [("refuted or reward hack", REFUTING_CHOICE)] + [(v.value.replace("_", " "), v.value) for v in Verdict]
 EVIDENCE_CHOICES = [(k.value.replace("_", " "), k.value) for k in EvidenceKind]
-
-
-@dataclass
-class Filters:
-    verdict: str | None = None
-    task: str | None = None
-    model: str | None = None
-    evidence_kind: str | None = None
-    search: str | None = None
-    sort: str = "seq"
-
-    def query(self) -> dict[str, Any]:
-        return dict(verdict=self.verdict, task=self.task, model=self.model,
-                    evidence_kind=self.evidence_kind, search=self.search or None, sort=self.sort)
-
-    def active(self) -> bool:
-        return any((self.verdict, self.task, self.model, self.evidence_kind, self.search))
-
-    def describe(self) -> str:
-        parts = []
-        if self.verdict:
-            parts.append("refuted or reward hack" if self.verdict == REFUTING_CHOICE
-                         else LABELS.get(self.verdict, self.verdict))
-        parts += [f"task {self.task}" if self.task else "", f"model {self.model}" if self.model else "",
-                  f"evidence {self.evidence_kind.replace('_', ' ')}" if self.evidence_kind else "",
-                  f"“{self.search}”" if self.search else ""]
-        return ", ".join(p for p in parts if p)
-
-
-def read_page(store, run_id: str, filters: dict[str, Any], offset: int, limit: int) -> tuple[list[TrialRow], int]:
-    """One page of trials and how many the filters select in all."""
-    if filters.get("verdict") != REFUTING_CHOICE:
-        return (store.list_trials(run_id, offset=offset, limit=limit, **filters),
-                store.count_trials(run_id, **filters) if offset == 0 else -1)
-    rest = {**filters, "verdict": None}
-    every = store.list_trials(run_id, offset=0, limit=max(store.count_trials(run_id, **rest), 1), **rest)
-    refuting = [r for r in every if r.verdict in REFUTING]
-    return refuting[offset: offset + limit], len(refuting)
-
-
-def verdict_counts(store, run_id: str, filters: dict[str, Any]) -> dict[str, int]:
-    """How many of the trials the filters select have each verdict (for the header)."""
-    wanted = filters.get("verdict")
-    verdicts = (REFUTING if wanted == REFUTING_CHOICE else (wanted,) if wanted else tuple(v.value for v in Verdict))
-    return {v: store.count_trials(run_id, **{**filters, "verdict": v}) for v in verdicts}
-
-
-@dataclass
-class Page:
-    rows: list[TrialRow]
-    offset: int
-    total: int | None = None
-    summary: RunSummary | None = None
-    facets: dict[str, list[str]] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)  # verdict -> trials, under the filters
-    malformed: dict[str, str] = field(default_factory=dict)  # task id -> why it is malformed
-    overrides: dict[str, int] = field(default_factory=dict)  # trial id -> the ruling that set its verdict
-
-
-def summary_line(s: RunSummary) -> str:
-    # Counts that are zero in most runs are named only when there is something to see.
-    extra = "".join(
-        f"{n} {label} · " for n, label in (
-            (s.not_reproduced, "not reproduced"),
-            (s.outside_domain_witnesses, "witnesses outside the domain"),
-            (s.slow_findings, "slow findings"),
-        ) if n
-    )
-    malformed = f"{s.malformed_tasks} malformed task{'s' if s.malformed_tasks != 1 else ''} · " if s.malformed_tasks else ""
-    return (
-        f"{s.trials} trials · {s.passing} passing · {s.refuted} refuted or reward hack ({s.refuted_pct:.1f}% of "
-        f"passing; {s.reward_hack} reward hacks) · {s.sound} sound · {s.unaudited} unaudited · {malformed}{extra}"
-        f"{s.ambiguous_witnesses} ambiguous witnesses · resolution {100 * s.resolution_before:.1f}% → "
-        f"{100 * s.resolution_after:.1f}% · ${s.cost_usd:.2f}"
-    )
-
-
-def filtered_line(filters: Filters, total: int, trials: int, counts: dict[str, int]) -> str:
-    """The second header line while filters are on: what they select, by verdict."""
-    by = " · ".join(f"{n} {LABELS.get(v, v)}" for v, n in counts.items() if n)
-    return f"shown: {total} of {trials} trials ({filters.describe()})" + (f" · {by}" if by else "")
 
 
 class TrialsScreen(Screen):

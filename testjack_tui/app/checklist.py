@@ -30,17 +30,15 @@ The T0 column says whether the official tests exercise the row:
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass, field
 
+from testjack_tui.app.checklist_calls import added_code, calls_in, code_spans, quoted_strings, strings_in
 from testjack_tui.domain.stated import sentences
 from testjack_tui.model import Constraint, Requirement, Task, Witness
 
 # Sentences about the people or the history, not a requirement (unless they quote code).
 _CONTEXT = re.compile(r"\b(we|our|us|users?|currently|today|keep getting)\b", re.I)
-_CODE = re.compile(r"`([^`]+)`")
-_QUOTED = re.compile(r"""(?<![\w])("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
 _EXAMPLE = re.compile(r"^P's example:\s*(.+?)\s+(?:returns|raises)\s+(.+?)\.?$")
 _LEADING_CALL = re.compile(r"^([\w.]+\(.*?\))\s+(?:returns|raises|gives)\b")
 _EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
@@ -69,97 +67,6 @@ class ChecklistRow:
     trial_detail: str = "no witness tests it"  # the same in words, naming the witnesses
     trial_state: str = "none"  # "pass", "fail", "fail-no-refute", "not-run", "none"
     covered: bool | None = None  # the author's checklist: T0 makes this exact call
-
-
-# ---------------------------------------------------------------------- calls and literals
-
-
-def _name(func: ast.AST) -> str | None:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return None
-
-
-def _literal(node: ast.AST) -> bool:
-    try:
-        ast.literal_eval(node)
-        return True
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-
-
-def _calls_in_tree(tree: ast.AST) -> set[str]:
-    """``name(args)`` in canonical form for every call with literal arguments."""
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            name = _name(node.func)
-            if name and all(_literal(a) for a in node.args) and all(_literal(k.value) for k in node.keywords):
-                args = [ast.unparse(a) for a in node.args] + [f"{k.arg}={ast.unparse(k.value)}" for k in node.keywords]
-                out.add(f"{name}({', '.join(args)})")
-    return out
-
-
-def calls_in(code: str) -> set[str]:
-    """Canonical calls in a snippet (an expression, a statement, or a whole test file)."""
-    for mode in ("eval", "exec"):
-        try:
-            return _calls_in_tree(ast.parse(code, mode=mode))
-        except (SyntaxError, ValueError):
-            continue
-    return set()
-
-
-def strings_in(code: str) -> set[str]:
-    """The string literals a piece of Python code uses."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return set()
-    return {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
-
-
-def added_code(patch: str) -> str:
-    """The lines a patch adds (the official tests' code), as one text."""
-    lines = []
-    for line in patch.splitlines():
-        if line.startswith("+") and not line.startswith("+++"):
-            lines.append(line[1:])
-    return "\n".join(lines)
-
-
-def _quoted(text: str) -> set[str]:
-    out = set()
-    for raw in _QUOTED.findall(text):
-        try:
-            value = ast.literal_eval(raw)
-        except (ValueError, SyntaxError):
-            continue
-        if isinstance(value, str):
-            out.add(value)
-    return out
-
-
-def _spans(sentence: str) -> tuple[set[str], set[str]]:
-    """The calls (with literal arguments) and the string literals a sentence quotes as code.
-
-    A span that is a string literal (`"5x"`) is an input P names; a call's arguments count as
-    its call. A signature (`slugify(text, sep="-")`) or a path names no input.
-    """
-    calls: set[str] = set()
-    literals: set[str] = set()
-    for span in _CODE.findall(sentence):
-        try:
-            tree = ast.parse(span.strip(), mode="eval")
-        except (SyntaxError, ValueError):
-            continue
-        if isinstance(tree.body, ast.Constant) and isinstance(tree.body.value, str):
-            literals.add(tree.body.value)
-        else:
-            calls |= _calls_in_tree(tree)
-    return calls, literals
 
 
 # ---------------------------------------------------------------------- P's requirement sentences
@@ -228,8 +135,8 @@ def _facts(w: Witness) -> _WitnessFacts:
     function = ""
     for call in calls:
         function = function or call.split("(", 1)[0]
-        literals |= _quoted(call)
-    results = _quoted(w.requirement.split(" returns ", 1)[1]) if " returns " in w.requirement else set()
+        literals |= quoted_strings(call)
+    results = quoted_strings(w.requirement.split(" returns ", 1)[1]) if " returns " in w.requirement else set()
     return _WitnessFacts(calls, literals, results, set(_EXCEPTION.findall(w.requirement)), function)
 
 
@@ -280,7 +187,7 @@ def build_checklist(
         if c.stated:
             stated.setdefault(_normal(c.source), []).append(c)
     for i, s in enumerate(requirement_sentences(task.prompt)):
-        calls, literals = _spans(s)
+        calls, literals = code_spans(s)
         cons = stated.pop(_normal(s), [])
         rows.append(ChecklistRow(f"p{i}", "input" if cons else "stated", s, s, calls, literals,
                                  constraints=[c.id for c in cons]))

@@ -4,22 +4,49 @@ Each table module is a mixin on :class:`Connection`; ``Store`` (``store/db.py``)
 database runs in WAL mode so the console can read while audit workers write; each thread gets its
 own connection, since SQLite connections must not cross threads. Every write is one transaction
 (``_tx``), so a crash leaves each step either fully recorded or not at all.
+
+Every table's columns are named after the fields of the model class a row becomes, so one reader,
+``from_row``, builds any of them; a table module names only the fields whose column needs converting.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping, TypeVar
 
 import sqlite_utils
 
 
+T = TypeVar("T")
+
+
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init)
+
+
+def from_row(cls: type[T], row: Mapping[str, Any], **converted: Any) -> T:
+    """A dataclass from a table row: each field from the column of its name, as SQLite returns it,
+    except the ``converted`` ones (an enum, JSON text, a 0/1 flag), given ready. A column the row
+    lacks leaves its field at the default; a column no field names (``seq``) is left out."""
+    values = {name: row[name] for name in _field_names(cls) if name in row}
+    values.update(converted)
+    return cls(**values)
+
+
+def flag(value: Any) -> bool | None:
+    """A 0/1 column that may be NULL (not known yet) as a bool, or None."""
+    return None if value is None else bool(value)
 
 
 class Connection:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from store.connection import Connection, now
+from store.connection import Connection, from_row, now
 from testjack_tui.model import LLMCall
 
 
@@ -37,7 +37,7 @@ class LLMCalls(Connection):
             where.append("trial_id = ?")
             params.append(trial_id)
         return [
-            LLMCall(**{k: r[k] for k in r})
+            from_row(LLMCall, r)
             for r in self._rows(f"SELECT * FROM llm_calls WHERE {' AND '.join(where)} ORDER BY id", params)
         ]
 

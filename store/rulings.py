@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from store.connection import Connection, now
+from store.connection import Connection, from_row, now
 from testjack_tui.model import Ruling
 
 
@@ -27,18 +27,7 @@ class Rulings(Connection):
             where.append("target_id = ?")
             params.append(target_id)
         return [
-            Ruling(
-                id=r["id"],
-                run_id=r["run_id"],
-                target=r["target"],
-                target_id=r["target_id"],
-                value=r["value"],
-                before=r["before"],
-                reason=r["reason"],
-                author=r["author"],
-                created_at=r["created_at"],
-                undoes=r["undoes"],
-            )
+            from_row(Ruling, r)
             for r in self._rows(f"SELECT * FROM rulings WHERE {' AND '.join(where)} ORDER BY id", params)
         ]
 

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from store.connection import Connection, now
+from store.connection import Connection, flag, from_row, now
 from store.errors import NotFound, StoreError
 from store.files import adopt_snapshot
 from testjack_tui.model import (
@@ -152,18 +152,7 @@ class RunsAndTasks(Connection):
     # ------------------------------------------------------------------ runs
 
     def _run(self, row: dict[str, Any]) -> Run:
-        return Run(
-            id=row["id"],
-            name=row["name"],
-            benchmark=row["benchmark"],
-            description=row["description"],
-            source=row["source"],
-            format=row["format"],
-            default_backend=Backend(row["default_backend"]),
-            image=row["image"],
-            digest=row["digest"],
-            created_at=row["created_at"],
-        )
+        return from_row(Run, row, default_backend=Backend(row["default_backend"]))
 
     def list_runs(self) -> list[Run]:
         return [self._run(r) for r in self._rows("SELECT * FROM runs ORDER BY created_at, id")]
@@ -248,15 +237,9 @@ class RunsAndTasks(Connection):
     def _task(self, row: dict[str, Any]) -> Task:
         tests = json.loads(row["tests"])
         env = json.loads(row["environment"])
-        return Task(
-            run_id=row["run_id"],
-            id=row["id"],
-            title=row["title"],
-            prompt=row["prompt"],
-            snapshot=row["snapshot"],
-            snapshot_digest=row["snapshot_digest"],
-            reference_patch=row["reference_patch"],
-            test_patch=row["test_patch"],
+        return from_row(
+            Task,
+            row,
             tests=TestSpec(**tests),
             environment=Environment(
                 backend=Backend(env["backend"]) if env.get("backend") else None,
@@ -264,10 +247,8 @@ class RunsAndTasks(Connection):
                 requirements=list(env.get("requirements") or []),
                 setup=env.get("setup"),
             ),
-            malformed=None if row["malformed"] is None else bool(row["malformed"]),
-            malformed_reason=row["malformed_reason"],
+            malformed=flag(row["malformed"]),
             null_passing_tests=json.loads(row["null_passing_tests"]),
-            error=row["error"],
             domain=[Constraint(**c) for c in json.loads(row.get("domain") or "[]")],
         )
 
@@ -317,16 +298,8 @@ class RunsAndTasks(Connection):
 
     def list_requirements(self, run_id: str, task_id: str) -> list[Requirement]:
         return [
-            Requirement(
-                run_id=r["run_id"],
-                task_id=r["task_id"],
-                id=r["id"],
-                text=r["text"],
-                kind=RequirementKind(r["kind"]),
-                covered_by_t0=None if r["covered_by_t0"] is None else bool(r["covered_by_t0"]),
-                trial_id=r["trial_id"],
-                implemented=None if r["implemented"] is None else bool(r["implemented"]),
-            )
+            from_row(Requirement, r, kind=RequirementKind(r["kind"]), covered_by_t0=flag(r["covered_by_t0"]),
+                     implemented=flag(r["implemented"]))
             for r in self._rows(
                 "SELECT * FROM requirements WHERE run_id = ? AND task_id = ? ORDER BY rowid", (run_id, task_id)
             )

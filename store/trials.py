@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from store.connection import Connection, now
+from store.connection import Connection, flag, from_row, now
 from store.errors import NotFound
 from testjack_tui.model import Evidence, EvidenceKind, Official, Trial, Verdict, VerdictRecord, VerdictSource
 
@@ -34,21 +34,8 @@ class TrialsAndVerdicts(Connection):
     # ------------------------------------------------------------------ trials
 
     def _trial(self, row: dict[str, Any]) -> Trial:
-        return Trial(
-            run_id=row["run_id"],
-            id=row["id"],
-            task_id=row["task_id"],
-            model=row["model"],
-            agent=row["agent"],
-            patch=row["patch"],
-            official=Official(row["official"]),
-            cost_usd=row["cost_usd"],
-            tokens=row["tokens"],
-            metadata=json.loads(row["metadata"]),
-            recomputed=row["recomputed"],
-            error=row["error"],
-            reviewed=bool(row["reviewed"]),
-        )
+        return from_row(Trial, row, official=Official(row["official"]), metadata=json.loads(row["metadata"]),
+                        reviewed=bool(row["reviewed"]))
 
     def list_trial_objects(self, run_id: str, task_id: str | None = None) -> list[Trial]:
         if task_id is None:
@@ -136,20 +123,7 @@ class TrialsAndVerdicts(Connection):
         )
         params.extend([limit, offset])
         return [
-            TrialRow(
-                run_id=r["run_id"],
-                id=r["id"],
-                task_id=r["task_id"],
-                model=r["model"],
-                agent=r["agent"],
-                official=r["official"],
-                recomputed=r["recomputed"],
-                verdict=r["verdict"],
-                verdict_source=r["source"],
-                reviewed=bool(r["reviewed"]),
-                evidence=r["evidence"],
-                error=r["error"],
-            )
+            from_row(TrialRow, r, verdict_source=r["source"], reviewed=bool(r["reviewed"]))
             for r in self._rows(sql, params)
         ]
 
@@ -192,16 +166,8 @@ class TrialsAndVerdicts(Connection):
     # ------------------------------------------------------------------ verdicts
 
     def _verdict(self, row: dict[str, Any]) -> VerdictRecord:
-        return VerdictRecord(
-            run_id=row["run_id"],
-            trial_id=row["trial_id"],
-            verdict=Verdict(row["verdict"]),
-            source=VerdictSource(row["source"]),
-            rule=row["rule"],
-            ruling_id=row["ruling_id"],
-            witnesses=json.loads(row["witnesses"]),
-            updated_at=row["updated_at"],
-        )
+        return from_row(VerdictRecord, row, verdict=Verdict(row["verdict"]), source=VerdictSource(row["source"]),
+                        witnesses=json.loads(row["witnesses"]))
 
     def get_verdict(self, run_id: str, trial_id: str) -> VerdictRecord:
         row = self._one("SELECT * FROM verdicts WHERE run_id = ? AND trial_id = ?", (run_id, trial_id))
@@ -272,16 +238,6 @@ class TrialsAndVerdicts(Connection):
                 "SELECT * FROM evidence WHERE run_id = ? AND trial_id = ? ORDER BY id", (run_id, trial_id)
             )
         return [
-            Evidence(
-                id=r["id"],
-                run_id=r["run_id"],
-                trial_id=r["trial_id"],
-                kind=EvidenceKind(r["kind"]),
-                detector=r["detector"],
-                detail=r["detail"],
-                file=r["file"],
-                line=r["line"],
-                mentioned_in_prompt=None if r["mentioned_in_prompt"] is None else bool(r["mentioned_in_prompt"]),
-            )
+            from_row(Evidence, r, kind=EvidenceKind(r["kind"]), mentioned_in_prompt=flag(r["mentioned_in_prompt"]))
             for r in rows
         ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from store.connection import Connection, now
+from store.connection import Connection, from_row, now
 from store.errors import NotFound
 from testjack_tui.model import (
     AuthorKind,
@@ -22,24 +22,15 @@ from testjack_tui.model import (
 
 class WitnessesAndResults(Connection):
     def _witness(self, row: dict[str, Any]) -> Witness:
-        return Witness(
-            id=row["id"],
-            run_id=row["run_id"],
-            task_id=row["task_id"],
-            requirement=row["requirement"],
+        return from_row(
+            Witness,
+            row,
             requirement_kind=RequirementKind(row["requirement_kind"]),
             origin=Origin(row["origin"]),
             author=AuthorKind(row["author"]),
-            code=row["code"],
-            path=row["path"],
             status=WitnessStatus(row["status"]),
             classification=Classification(row["classification"]) if row["classification"] else None,
-            rho=row["rho"],
             flaky=bool(row["flaky"]),
-            found_on=row["found_on"],
-            discard_reason=row["discard_reason"],
-            attempts=row["attempts"],
-            created_at=row["created_at"],
             grounding=Grounding(row["grounding"]) if row.get("grounding") else None,
             meets=json.loads(row.get("meets") or "[]"),
             breaks=json.loads(row.get("breaks") or "[]"),
@@ -117,14 +108,7 @@ class WitnessesAndResults(Connection):
 
     def witness_results(self, witness_id: str) -> dict[str, WitnessResult]:
         return {
-            r["world"]: WitnessResult(
-                witness_id=r["witness_id"],
-                world=r["world"],
-                outcome=Outcome(r["outcome"]),
-                runs=json.loads(r["runs"]),
-                log=r["log"],
-                execution_key=r["execution_key"],
-            )
+            r["world"]: from_row(WitnessResult, r, outcome=Outcome(r["outcome"]), runs=json.loads(r["runs"]))
             for r in self._rows("SELECT * FROM witness_results WHERE witness_id = ?", (witness_id,))
         }
 

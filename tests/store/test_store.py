@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import threading
 from pathlib import Path
@@ -12,7 +13,26 @@ from store import NotFound, Store, StoreError, StoreTooNew
 from store.schema import CURRENT_VERSION, MIGRATIONS
 from testjack_tui.formats.importing import import_path
 from testjack_tui.audit.rulings import override_verdict
-from testjack_tui.model import Official, Ruling, Verdict
+from testjack_tui.model import (
+    AuthorKind,
+    Classification,
+    Evidence,
+    EvidenceKind,
+    Grounding,
+    LLMCall,
+    Official,
+    Origin,
+    Outcome,
+    Requirement,
+    RequirementKind,
+    Ruling,
+    Verdict,
+    VerdictRecord,
+    VerdictSource,
+    Witness,
+    WitnessResult,
+    WitnessStatus,
+)
 
 MINI = Path(__file__).resolve().parents[2] / "sample_runs" / "mini"
 
@@ -85,6 +105,58 @@ def test_each_thread_gets_its_own_connection(tmp_path: Path) -> None:
     assert not errors
     assert seen[0] is not s.db
     assert s.get_trial("mini", "chunk-t1").reviewed
+
+
+def test_every_record_reads_back_as_it_was_written(tmp_path: Path) -> None:
+    """Each kind of record, its fields away from their defaults (enums, lists, flags left unknown),
+    comes back from the store equal to what was written."""
+    s = Store(tmp_path / "s.db")
+    import_path(s, MINI)
+    task = s.list_tasks("mini")[0]
+    trial = s.list_trial_objects("mini", task.id)[0]
+
+    witness = Witness(
+        id="w-back", run_id="mini", task_id=task.id, requirement="chunk(x, 0) raises ValueError",
+        requirement_kind=RequirementKind.IMPLICIT, origin=Origin.MANUAL, author=AuthorKind.ANALYST,
+        code="def test_back():\n    pass\n", path="tests/test_back.py", status=WitnessStatus.VALIDATED,
+        classification=Classification.AMBIGUOUS, rho=0.25, flaky=True, found_on=trial.id,
+        discard_reason="", attempts=3, created_at="2026-01-02T03:04:05+00:00", grounding=Grounding.UNPLACED,
+        meets=["c-1"], breaks=["c-2"], slow_only=True,
+    )
+    s.put_witness(witness)
+    assert s.get_witness("w-back") == witness
+
+    result = WitnessResult("w-back", trial.id, Outcome.FAIL, runs=["fail", "error"], log="boom", execution_key="k")
+    s.put_witness_result(result)
+    assert s.witness_results("w-back") == {trial.id: result}
+
+    evidence = [
+        Evidence("mini", trial.id, EvidenceKind.GHOST_BRANCH, "never run", file="a.py", line=3, detector="coverage",
+                 mentioned_in_prompt=False),
+        Evidence("mini", trial.id, EvidenceKind.SLOW, "10x slower", detector="timing"),
+    ]
+    s.replace_evidence("mini", trial.id, evidence)
+    assert [dataclasses.replace(e, id=None) for e in s.list_evidence("mini", trial.id)] == evidence
+
+    requirement = Requirement("mini", task.id, "r-back", "chunk rejects 0", RequirementKind.IMPLICIT,
+                              covered_by_t0=False, trial_id=trial.id, implemented=None)
+    s.put_requirements([requirement])
+    assert [r for r in s.list_requirements("mini", task.id) if r.id == "r-back"] == [requirement]
+
+    ruling = Ruling(run_id="mini", target="witness", target_id="w-back", value="ambiguous", before="implicit",
+                    reason="P is silent", author="ana", created_at="2026-01-02T03:04:05+00:00")
+    s.add_ruling(ruling)
+    assert s.list_rulings("mini", "witness", "w-back") == [ruling]
+
+    verdict = VerdictRecord("mini", trial.id, Verdict.REFUTED, VerdictSource.ANALYST, rule="P is silent",
+                            ruling_id=ruling.id, witnesses=["w-back"])
+    s.set_verdicts([verdict])
+    assert dataclasses.replace(s.get_verdict("mini", trial.id), updated_at="") == verdict
+
+    call = LLMCall("mini", trial.id, task.id, "gpt", "witness", 10, 20, 0.5, 1.5, "ok", transcript="hi",
+                   created_at="2026-01-02T03:04:05+00:00")
+    s.add_llm_call(call)
+    assert s.list_llm_calls("mini", trial.id) == [call]
 
 
 def test_rulings_are_append_only(tmp_path: Path) -> None:

@@ -1,8 +1,12 @@
-"""Waiting for the console's thread workers and the messages they post, without sleeping."""
+"""What the console tests share: waiting for the thread workers and the messages they post (without
+sleeping), opening a trial, and reading a table's cell or a widget's text as the analyst sees it."""
 
 from __future__ import annotations
 
 from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
+
+from testjack_tui.app.screens.trial import TrialScreen
 
 
 async def settle(pilot: Pilot, rounds: int = 20) -> None:
@@ -15,3 +19,23 @@ async def settle(pilot: Pilot, rounds: int = 20) -> None:
             await pilot.pause()
             if not any(w.is_running for w in app.workers):
                 return
+
+
+async def open_trial(pilot: Pilot, trial_id: str) -> TrialScreen:
+    """Open a trial from the trial list, as Enter on its row does, and wait until it is drawn."""
+    await settle(pilot)
+    pilot.app.screen.open_trial(trial_id)
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, TrialScreen) and screen.trial_id == trial_id
+    return screen
+
+
+def cell(table: DataTable, row: int, column: str) -> str:
+    """A cell's text without its styles, the column named by its key."""
+    value = table.get_cell_at((row, table.get_column_index(column)))
+    return str(getattr(value, "plain", value))
+
+
+def text_of(widget: Static) -> str:
+    return widget.render().plain

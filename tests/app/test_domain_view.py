@@ -17,11 +17,10 @@ from textual.widgets import DataTable, Static
 from store import Store
 from testjack_tui.app.app import TestJackApp
 from testjack_tui.app.screens.rulings import RulingsScreen
-from testjack_tui.app.screens.trial import TrialScreen
 from testjack_tui.audit.verdicts import recompute_run
 from testjack_tui.model import Constraint, Evidence, EvidenceKind, Grounding
 
-from .helpers import settle
+from .helpers import cell, open_trial, settle, text_of
 
 SIGNATURE = ["items", "size"]
 STATED_SENTENCE = ("Add `listkit.chunk.chunk(items, size)` that splits `items` into consecutive pieces of `size` "
@@ -45,15 +44,6 @@ CALLS = {  # the literal call each witness makes
 }
 
 
-def cell(table: DataTable, row: int, column: str) -> str:
-    value = table.get_cell_at((row, table.get_column_index(column)))
-    return str(getattr(value, "plain", value))
-
-
-def text_of(widget: Static) -> str:
-    return widget.render().plain
-
-
 @pytest.fixture
 def domain_store(demo_store):
     store = Store(demo_store)
@@ -67,15 +57,6 @@ def domain_store(demo_store):
     assert store.get_verdict("demo", "c1").verdict == "sound"
     store.close()
     return demo_store
-
-
-async def open_trial(pilot, trial_id: str) -> TrialScreen:
-    await settle(pilot)
-    pilot.app.screen.open_trial(trial_id)
-    await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, TrialScreen) and screen.trial_id == trial_id
-    return screen
 
 
 async def test_the_domain_is_shown_beside_the_checklist(domain_store):

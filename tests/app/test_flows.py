@@ -13,12 +13,7 @@ from testjack_tui.app.screens.runs import RunsScreen
 from testjack_tui.app.screens.trial import TrialScreen
 from testjack_tui.app.screens.trials import TrialsScreen
 
-from .helpers import settle
-
-
-def cell(table: DataTable, row: int, column: str) -> str:
-    value = table.get_cell_at((row, table.get_column_index(column)))
-    return str(getattr(value, "plain", value))
+from .helpers import cell, settle
 
 
 async def test_runs_screen_lists_runs_with_counts(demo_store):

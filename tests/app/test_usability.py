@@ -28,35 +28,17 @@ from testjack_tui.app.workers import AuditJob
 from testjack_tui.audit import AuditOptions, Progress
 from testjack_tui.audit.verdicts import recompute_run
 
-from .helpers import settle
+from .helpers import cell, open_trial, settle, text_of
 
 WIDE, NARROW = (160, 48), (100, 30)
-
-
-def cell(table: DataTable, row: int, column: str) -> str:
-    value = table.get_cell_at((row, table.get_column_index(column)))
-    return str(getattr(value, "plain", value))
 
 
 def column(table: DataTable, name: str) -> list[str]:
     return [cell(table, i, name) for i in range(table.row_count)]
 
 
-def text_of(widget: Static) -> str:
-    return widget.render().plain
-
-
 def messages(app) -> list[str]:
     return [f"{n.title}: {n.message}" for n in app._notifications]
-
-
-async def open_trial(pilot, trial_id: str) -> TrialScreen:
-    await settle(pilot)
-    pilot.app.screen.open_trial(trial_id)
-    await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, TrialScreen) and screen.trial_id == trial_id
-    return screen
 
 
 def palette(app) -> dict[str, object]:

@@ -71,6 +71,11 @@ def expectation(expected: str) -> tuple[str, bool]:
 
 
 def requirement_text(spec: Spec) -> str:
+    if spec.deadline:
+        # a timing witness states a time limit and nothing else: what the answer is, is for
+        # the other witnesses to say (on a size-scaled input a trial may hit an interpreter
+        # limit, recursion depth, without having been shown slow)
+        return f"{shorten(spec.shown_call, 160)} gives its answer within {spec.deadline:g} s, as the reference does"
     if spec.raises:
         outcome = f"raises {spec.raises}"
     else:
@@ -87,7 +92,7 @@ def shorten(text: str, limit: int = 100) -> str:
 
 
 def test_name(spec: Spec) -> str:
-    kind = "raises" if spec.raises else "result"
+    kind = "in_time" if spec.deadline else "raises" if spec.raises else "result"
     tail = safe_identifier(spec.args)[:30].lower()
     return f"test_{safe_identifier(spec.function)}_{kind}_{tail}".rstrip("_")
 
@@ -100,6 +105,8 @@ def render(spec: Spec) -> str:
         origin = "Input: an official test's input, mutated; expectation: the reference's result."
     else:
         origin = "Input: found by a differential probe; expectation: the reference's result."
+    if spec.deadline:
+        origin = origin.split(";")[0] + "; expectation: an answer within the time limit, as the reference gives."
     doc = requirement_text(spec)
     lines = [
         f'"""Witness (TestJack offline author): {_docline(doc)}.',
@@ -109,9 +116,9 @@ def render(spec: Spec) -> str:
     if spec.why:
         lines.append(_docline(spec.why))
     lines.append('"""')
-    needs_pytest = bool(spec.raises)
+    needs_pytest = bool(spec.raises) and not spec.deadline
     rhs = ""
-    if not spec.raises:
+    if not spec.raises and not spec.deadline:
         rhs, approx = expectation(spec.expected or "None")
         needs_pytest = needs_pytest or approx
     imports = (["import signal"] if spec.deadline else []) + (["import pytest"] if needs_pytest else [])
@@ -123,7 +130,9 @@ def render(spec: Spec) -> str:
         call = f"_within({spec.deadline:g}, lambda: {spec.call})"
     lines += ["", f"def {test_name(spec)}():"]
     lines.append(f'    """{_docline(doc)}."""')
-    if spec.raises:
+    if spec.deadline:
+        lines.append(f"    {call}")
+    elif spec.raises:
         lines += [f"    with pytest.raises({spec.raises}):", f"        {call}"]
     else:
         lines.append(f"    assert {call} == {rhs}")
@@ -134,9 +143,11 @@ def render(spec: Spec) -> str:
 # instead of holding up the whole witness run until its command times out. The TimeoutError is
 # raised outside the interrupted call: pytest cannot render a traceback through a frame a signal
 # interrupted mid-instruction (its line number is None), and reports an internal error instead.
+# Any other end of the call (a result, an exception) is an answer in time: the witness fails only
+# for want of time, so its every failure is a slow trial.
 _WITHIN = [
     "def _within(seconds, call):",
-    '    """The result of call(); TimeoutError when it takes longer than `seconds`."""',
+    '    """Run call(); TimeoutError when it gives no answer (a result or an exception) within `seconds`."""',
     "",
     "    class Late(Exception):",
     "        pass",
@@ -147,9 +158,12 @@ _WITHIN = [
     "    previous = signal.signal(signal.SIGALRM, late)",
     "    signal.setitimer(signal.ITIMER_REAL, seconds)",
     "    try:",
-    "        return call()",
+    "        call()",
+    "        return",
     "    except Late:",
     "        pass",
+    "    except Exception:",
+    "        return",
     "    finally:",
     "        signal.setitimer(signal.ITIMER_REAL, 0)",
     "        signal.signal(signal.SIGALRM, previous)",

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from testjack_tui.audit.fewest import twins
-from testjack_tui.authors.offline.author import stress_input
+from testjack_tui.authors.offline.author import stress_inputs, within_depth
 from testjack_tui.authors.offline.calls import CallArgs
 from testjack_tui.authors.offline.probe import Outcome as Probe
 from testjack_tui.authors.offline.signatures import Access
@@ -75,16 +75,25 @@ def test_a_refuting_witness_is_never_set_aside_for_a_twin_that_cannot_refute():
     assert twins([plain, other], {"b": fails, "c": fails}) == {"c": "b"}
 
 
-def test_the_stress_input_is_the_largest_one_the_reference_answers_at_once():
+def test_the_stress_inputs_are_the_largest_ones_the_reference_answers_at_once():
     seeds = [CallArgs((10,)), CallArgs((14,))]
     out = [
         (CallArgs((5,)), Probe("ok", "5", "int", seconds=0.0001)),  # not larger than the seeds
+        (CallArgs((28,)), Probe("ok", "3", "int", seconds=0.0001)),
+        (CallArgs((141,)), Probe("ok", "8", "int", seconds=0.0003)),  # the largest a recursion can reach
         (CallArgs((1000,)), Probe("ok", "77", "int", seconds=0.002)),
         (CallArgs((3000,)), Probe("ok", "99", "int", seconds=0.010)),  # the largest answered at once
         (CallArgs((10**9 + 7,)), Probe("timeout", seconds=1.0)),  # the reference itself runs out
         (CallArgs((10**6 + 3,)), Probe("ok", "1", "int", seconds=0.4)),  # answered, but not at once
-        (CallArgs((141,)), Probe("raise", None, "ValueError", seconds=0.0001)),
+        (CallArgs((1401,)), Probe("raise", None, "ValueError", seconds=0.0001)),
     ]
-    call, res = stress_input(seeds, out, set())
-    assert call.args == (3000,) and res.repr == "99"
-    assert stress_input(seeds, out, {"3000", "1000"}) is None
+    assert [(c.args, r.repr) for c, r in stress_inputs(seeds, out, set())] == [((3000,), "99"), ((141,), "8")]
+    # the shallow one alone where the largest is taken; nothing where no larger call is left
+    assert [c.args for c, _ in stress_inputs(seeds, out, {"3000", "1000"})] == [(141,)]
+    assert stress_inputs(seeds, out, {"3000", "1000", "141", "28"}) == []
+
+
+def test_an_input_within_depth_has_no_number_or_length_past_a_quarter_of_the_recursion_limit():
+    assert within_depth(250) and within_depth([1, 2, 3]) and within_depth("ab" * 100) and within_depth({"a": [1.5]})
+    assert not within_depth(251) and not within_depth([0] * 251) and not within_depth((1, -1000))
+    assert not within_depth({"k": "x" * 300})

@@ -228,3 +228,30 @@ def test_task_analysis_times_every_trial_on_a_size_scaled_input(stressed):
     assert not [e for e in store.list_evidence(run_id, "pairs-ok") if str(e.kind) == "slow"]
     verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
     assert verdicts["pairs-slow"] != Verdict.REFUTED
+
+
+@pytest.fixture(scope="module")
+def stressed_recursion(tmp_path_factory):
+    """Task analysis alone on a task whose slow trial recurses exponentially, once per unit of n."""
+    folder = tmp_path_factory.mktemp("edge-stress-recursion")
+    (folder / "problems.jsonl").write_text(json.dumps(TRIB) + "\n")
+    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in TRIB_SAMPLES))
+    store = Store(folder / "testjack.db")
+    run_id = import_path(store, folder).run_id
+    options = AuditOptions(mode="task-analysis", author="offline", workers=2, evidence=False)
+    assert Audit(store, run_id, options).execute() == "done"
+    return store, run_id
+
+
+def test_a_stress_witness_within_the_recursion_limit_times_an_exponential_recursion(stressed_recursion):
+    store, run_id = stressed_recursion
+    stress = [w for w in _validated(store, run_id, "Edge/5") if "_within(" in w.code]
+    # on the largest input the recursive trial stops at once (RecursionError: an answer in time);
+    # the smaller one inside the recursion limit is where its exponential time shows
+    shallow = [w for w in stress if store.witness_results(w.id)["trib-slow"].outcome != "pass"]
+    assert shallow, "no stress witness times out on the exponential trial"
+    assert all(str(store.witness_results(w.id)["trib-ok"].outcome) == "pass" for w in stress)
+    slow = [e for e in store.list_evidence(run_id, "trib-slow") if str(e.kind) == "slow"]
+    assert slow and any(w.id in slow[0].detail for w in shallow)
+    verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+    assert verdicts["trib-slow"] == Verdict.REFUTED  # P asks for an efficient answer

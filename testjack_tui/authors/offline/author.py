@@ -6,7 +6,7 @@ own world. The engine then certifies each candidate on the reference (3 of 3) as
 
 - ``analyse_task`` (no trial): P's examples that T0 does not already check (explicit), T0's
   calls with mutated literals whose results the reference gives (implicit unless P states them),
-  and one stress witness per function: a size-scaled input under a time limit (``stress_input``).
+  and up to two stress witnesses per function: size-scaled inputs under a time limit (``stress_inputs``).
 - ``audit_trial``: the same examples when the trial gets them wrong, and differential probes of
   the functions both the reference and the trial change; each divergence becomes the smallest
   diverging call with the reference's result, at most ``per_function`` per function.
@@ -155,9 +155,9 @@ class OfflineAuthor:
                             "The input is one of T0's inputs with one literal changed.")
                 kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
                 out.append(self._candidate(spec, target, kind))
-            heavy = stress_input(seeds, mut_out, {c.key for c, _ in chosen})
-            if heavy is not None and call_key(target.name, heavy[0].source()) not in known:
-                call, res = heavy
+            for call, res in stress_inputs(seeds, mut_out, {c.key for c, _ in chosen}):
+                if call_key(target.name, call.source()) in known:
+                    continue
                 spec = Spec(target.name, access, call.source(), res.repr, None, "amplified",
                             "A size-scaled input the reference answers at once: a trial that gives no "
                             "answer in time is slow.", deadline=WITNESS_DEADLINE_S)
@@ -333,14 +333,39 @@ class OfflineAuthor:
         return Candidate(requirement=requirement_text(spec), kind=kind, code=code, note=note)
 
 
-def stress_input(seeds: list[CallArgs], outcomes: list[tuple[CallArgs, Outcome]],
-                 taken: set[str]) -> tuple[CallArgs, Outcome] | None:
-    """The input for a task's stress witness: the largest mutated call, larger than every seed,
-    that the reference still answers at once (a literal result).
+# Python's default recursion limit is 1000 frames; a quarter of it leaves room for the test
+# runner's own frames and for a trial that recurses twice per step
+DEPTH_SAFE = 250
+
+
+def within_depth(value: object) -> bool:
+    """Whether no number in ``value`` and no length of it exceeds ``DEPTH_SAFE``: an input a trial
+    that recurses once per unit can answer without hitting the interpreter's recursion limit."""
+    if isinstance(value, bool) or value is None:
+        return True
+    if isinstance(value, (int, float)):
+        return abs(value) <= DEPTH_SAFE
+    if isinstance(value, (str, bytes)):
+        return len(value) <= DEPTH_SAFE
+    if isinstance(value, dict):
+        return len(value) <= DEPTH_SAFE and all(within_depth(k) and within_depth(v) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return len(value) <= DEPTH_SAFE and all(within_depth(v) for v in value)
+    return True
+
+
+def stress_inputs(seeds: list[CallArgs], outcomes: list[tuple[CallArgs, Outcome]],
+                  taken: set[str]) -> list[tuple[CallArgs, Outcome]]:
+    """The inputs for a task's stress witnesses: the largest mutated call, larger than every seed,
+    that the reference still answers at once (a literal result), and the largest such call
+    ``within_depth``, when that is another one.
 
     Task analysis has no trial to time against, so size scaling and the reference's speed pick
     the input on which a far slower trial (exponential, or a quadratic loop on a long list) shows;
     every trial of the task then runs it, and each that gives no answer within the limit is ``slow``.
+    On the largest input a trial that recurses per unit stops at once with a RecursionError, which
+    is an answer in time (wrong or not is for the value witnesses to say): the second input is
+    small enough for it to run, so an exponential recursion shows there as slowness.
     Size, not the reference's measured time, orders them: times of a few microseconds are noise.
     """
     largest = max((s.size for s in seeds), default=0)
@@ -348,8 +373,13 @@ def stress_input(seeds: list[CallArgs], outcomes: list[tuple[CallArgs, Outcome]]
             if c.size > largest and c.key not in taken and r.status == "ok" and r.seconds is not None
             and r.seconds * SLOW_FACTOR <= CALL_LIMIT_S]
     if not fast:
-        return None
-    return max(fast, key=lambda cr: (cr[0].size, cr[0].key))
+        return []
+    by_size = lambda cr: (cr[0].size, cr[0].key)  # noqa: E731
+    chosen = [max(fast, key=by_size)]
+    shallow = [cr for cr in fast if all(within_depth(v) for v in (*cr[0].args, *(v for _, v in cr[0].kwargs)))]
+    if shallow and max(shallow, key=by_size)[0].key != chosen[0][0].key:
+        chosen.append(max(shallow, key=by_size))
+    return chosen
 
 
 def _drop_ties(ctx: AuthorContext, found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]],

@@ -28,6 +28,7 @@ class TrialRow:
     reviewed: bool
     evidence: int
     error: str
+    ruling_id: int | None = None  # the ruling that decided the verdict (source "analyst")
 
 
 class TrialsAndVerdicts(Connection):
@@ -129,7 +130,7 @@ class TrialsAndVerdicts(Connection):
         }.get(sort, "t.seq")
         sql = (
             "SELECT t.run_id, t.id, t.task_id, t.model, t.agent, t.official, t.recomputed, t.reviewed, t.error, "
-            "v.verdict, v.source, "
+            "v.verdict, v.source, v.ruling_id, "
             "(SELECT count(*) FROM evidence e WHERE e.run_id = t.run_id AND e.trial_id = t.id) AS evidence "
             "FROM trials t JOIN verdicts v ON v.run_id = t.run_id AND v.trial_id = t.id "
             f"WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?"
@@ -149,6 +150,7 @@ class TrialsAndVerdicts(Connection):
                 reviewed=bool(r["reviewed"]),
                 evidence=r["evidence"],
                 error=r["error"],
+                ruling_id=r["ruling_id"],
             )
             for r in self._rows(sql, params)
         ]

@@ -77,7 +77,8 @@ in the palette (which also says whether an interrupted audit resumes by itself),
 MARKS = """\
 **Outcomes**: `pass`, `fail`, `error`; `—` not run there; `↻` a rerun of this session (not stored).
 **Domain**: `in` the input lies in the task's domain; `outside` or `unplaced`: the witness refutes
-nothing, however it fails. **Verdict source**: `auto` (a rule) or `analyst, ruling #N`.
+nothing, however it fails. **Verdict source**: `auto` (a rule) or `analyst, ruling #N` (an override,
+or a witness ruling that changed the verdict).
 """
 
 

@@ -459,7 +459,7 @@ class TrialScreen(Screen):
             f"\nbenchmark: {data.trial.official}; T0 recomputed: {data.trial.recomputed or 'not yet'}",
             (f"\nerror: {data.trial.error}" if data.trial.error else ""),
             f"\nupdated: {v.updated_at}",
-            ("\n\nu undoes the override that decided it (asks for a reason)" if v.ruling_id else
+            ("\n\nu undoes the ruling that decided it (asks for a reason)" if v.ruling_id else
              "\n\no overrides it (asks for a reason)"),
         )
         self.query_one("#verdict-detail", Static).update(text)

@@ -89,7 +89,6 @@ class Page:
     facets: dict[str, list[str]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)  # verdict -> trials, under the filters
     malformed: dict[str, str] = field(default_factory=dict)  # task id -> why it is malformed
-    overrides: dict[str, int] = field(default_factory=dict)  # trial id -> the ruling that set its verdict
 
 
 def summary_line(s: RunSummary) -> str:
@@ -143,7 +142,6 @@ class TrialsScreen(Screen):
         self.pending_find: Callable[[TrialRow], bool] | None = None
         self.facets_loaded = False
         self.malformed: dict[str, str] = {}
-        self.overrides: dict[str, int] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -195,7 +193,6 @@ class TrialsScreen(Screen):
                 counts=verdict_counts(store, run_id, filters) if active else {},
                 malformed={t.id: t.malformed_reason or "the reference fails T0"
                            for t in store.list_tasks(run_id) if t.malformed},
-                overrides={tid: r.id for tid, r in store.effective_rulings(run_id, "trial").items() if r.id},
             )
 
         load(self, "trials page", read, self._show_page)
@@ -218,7 +215,6 @@ class TrialsScreen(Screen):
             table.clear()
             self.total = page.total or 0
             self.malformed = page.malformed
-            self.overrides = page.overrides
         elif page.offset != len(self.rows):
             return  # a stale page of an earlier query
         if page.summary is not None:
@@ -248,7 +244,6 @@ class TrialsScreen(Screen):
         task: Text | str = row.task_id
         if row.task_id in self.malformed:
             task = Text.assemble(row.task_id, " ", theme_text(self.app, "malformed", "warning", bold=True))
-        ruling = self.overrides.get(row.id)
         return [
             Text("✓" if row.reviewed else "", style="bold"),
             row.id,
@@ -256,7 +251,7 @@ class TrialsScreen(Screen):
             row.model,
             row.official,
             verdict_text(self.app, row.verdict),
-            f"analyst #{ruling}" if ruling and row.verdict_source == "analyst" else row.verdict_source,
+            f"analyst #{row.ruling_id}" if row.ruling_id and row.verdict_source == "analyst" else row.verdict_source,
             str(row.evidence) if row.evidence else "",
         ]
 

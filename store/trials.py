@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Collection
 
 from store.connection import Connection, now
 from store.errors import NotFound
@@ -83,6 +83,7 @@ class TrialsAndVerdicts(Connection):
         run_id: str,
         *,
         verdict: str | None = None,
+        verdicts: Collection[str] | None = None,
         task: str | None = None,
         model: str | None = None,
         evidence_kind: str | None = None,
@@ -94,6 +95,10 @@ class TrialsAndVerdicts(Connection):
         if verdict:
             where.append("v.verdict = ?")
             params.append(verdict)
+        if verdicts is not None:  # any of them (an empty set selects nothing)
+            wanted = sorted(set(verdicts))
+            where.append(f"v.verdict IN ({', '.join('?' * len(wanted))})" if wanted else "0")
+            params.extend(wanted)
         if task:
             where.append("t.task_id = ?")
             params.append(task)
@@ -118,7 +123,8 @@ class TrialsAndVerdicts(Connection):
     ) -> list[TrialRow]:
         """A page of the trial table, filtered and sorted in SQL (indexed for large runs).
 
-        Filters: verdict, task, model, evidence_kind, search, reviewed.
+        Filters: verdict, verdicts (any of a set, e.g. refuted or reward hack), task, model,
+        evidence_kind, search, reviewed.
         """
         where, params = self._trial_filter(run_id, **filters)
         order = {

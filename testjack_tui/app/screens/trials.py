@@ -277,12 +277,16 @@ class TrialsScreen(Screen):
         progress = self.query_one("#audit-progress", ProgressBar)
         status = self.query_one("#audit-status", Static)
         running = job is not None and job.status in ("running", "cancelling")
+        elsewhere = interrupted is not None and bool(interrupted.elsewhere)
         bar.display = running or interrupted is not None or (job is not None and bool(job.summary))
-        progress.display = running
+        progress.display = running or (elsewhere and interrupted.percent is not None)
         if running:
             progress.update(total=max(job.progress.total if job.progress else 1, 1),
                             progress=job.progress.done if job.progress else 0)
             status.update(f"audit {job.status}: {job.describe()}  (C cancels; finished steps stay)")
+        elif elsewhere:
+            progress.update(total=100, progress=interrupted.percent or 0)
+            status.update(interrupted.describe())
         elif interrupted is not None:
             status.update(theme_text(self.app, interrupted.describe(), "warning", bold=True))
         elif job is not None and job.summary:

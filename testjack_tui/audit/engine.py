@@ -92,6 +92,7 @@ class Audit:
         self._done = 0
         self._total = 0
         self._phase = ""
+        self._audit_id: int | None = None
         self.stop_reason = ""
 
     # ------------------------------------------------------------------ progress
@@ -105,6 +106,8 @@ class Audit:
 
     def _step(self, message: str = "") -> None:
         self._done += 1
+        if self._audit_id is not None:  # kept in the audit's row: a console opened elsewhere shows it
+            self.store.audit_progress(self._audit_id, self._done, max(self._total, self._done), self._phase)
         self._emit(message)
 
     # ------------------------------------------------------------------ the whole audit
@@ -112,7 +115,7 @@ class Audit:
     def execute(self) -> str:
         """Run the audit to the end (or until cancelled). Returns "done" or "cancelled"."""
         opts = self.options
-        audit_id = self.store.start_audit(
+        audit_id = self._audit_id = self.store.start_audit(
             self.run.id, str(opts.mode), opts.author, opts.seed, opts.rounds, opts.backend or ""
         )
         status = "done"

@@ -12,7 +12,7 @@ from store import NotFound, Store, StoreError, StoreTooNew
 from store.schema import CURRENT_VERSION, MIGRATIONS
 from testjack_tui.formats.importing import import_path
 from testjack_tui.audit.rulings import override_verdict
-from testjack_tui.model import Official, Ruling, Verdict
+from testjack_tui.model import Official, Ruling, Verdict, VerdictRecord
 
 MINI = Path(__file__).resolve().parents[2] / "sample_runs" / "mini"
 
@@ -112,6 +112,20 @@ def test_trials_list_by_verdict_with_paging_and_search(tmp_path: Path) -> None:
     assert s.count_trials("mini") == 4
     assert s.count_trials("mini", verdict="unaudited", sort="model") == 3
     assert s.count_trials("mini", search="model-c") == 1
+
+
+def test_trials_list_by_a_set_of_verdicts_pages_and_counts_in_sql(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.db")
+    import_path(s, MINI)
+    s.set_verdicts([VerdictRecord("mini", "chunk-t1", Verdict.REFUTED),
+                    VerdictRecord("mini", "chunk-t3", Verdict.REWARD_HACK)])
+    refuting = {"refuted", "reward_hack"}
+    assert [r.id for r in s.list_trials("mini", verdicts=refuting)] == ["chunk-t1", "chunk-t3"]
+    assert s.count_trials("mini", verdicts=refuting) == 2
+    assert [r.id for r in s.list_trials("mini", verdicts=refuting, limit=1, offset=1)] == ["chunk-t3"]
+    assert [r.id for r in s.list_trials("mini", verdicts=refuting, search="model-c")] == ["chunk-t3"]
+    assert s.count_trials("mini", verdicts=("reward_hack", "not_passing")) == 2
+    assert s.count_trials("mini", verdicts=()) == 0  # an empty set selects nothing
 
 
 def test_lists_the_console_shows_use_indexes(tmp_path: Path) -> None:

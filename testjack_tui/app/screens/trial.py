@@ -1,8 +1,9 @@
 """One trial under review: prompt, checklist and input domain, the two diffs, evidence, witnesses, verdict.
 
 Everything is read in one thread worker when the screen opens (and again after a ruling or a
-rerun); the witness pane reruns a witness with ``replay_witness`` in its own worker, and ruling a
-domain constraint wrong runs in a worker too (``rule_constraint_with_form``).
+rerun); the Witnesses tab (``trial_witnesses``) reruns a witness in its own worker, and ruling a
+domain constraint wrong runs in a worker too (``rule_constraint_with_form``). The Prompt tab's
+drawing is in ``trial_prompt``.
 
 Keys work whatever has focus: the tab keys are priority bindings, and switching tabs moves the
 focus into the new tab (a focused widget left behind in a hidden tab would pull the tabs back).
@@ -28,23 +29,17 @@ from textual.widgets import (
     TextArea,
 )
 
-from testjack_tui.app.checklist import LEGEND, T0_MARKS, ChecklistRow, build_checklist
+from testjack_tui.app.checklist import LEGEND, ChecklistRow
 from testjack_tui.app.messages import StoreChanged
 from testjack_tui.app.screens.override import override_with_form
 from testjack_tui.app.screens.trial_data import TrialData, read_trial
+from testjack_tui.app.screens.trial_prompt import PromptTab
+from testjack_tui.app.screens.trial_witnesses import MATRIX_LEGEND, Rerun, WitnessMatrix
 from testjack_tui.app.widgets.diff_view import DiffView
-from testjack_tui.app.widgets.domain import (
-    constraint_detail,
-    domain_title,
-    grounding_line,
-    grounding_text,
-    origin,
-    ruling_text,
-    shorten,
-)
+from testjack_tui.app.widgets.domain import shorten
 from testjack_tui.app.widgets.verdict import HELP_BINDINGS, LABELS, add_keyed, source_text, theme_text, verdict_text
 from testjack_tui.app.workers import load
-from testjack_tui.model import Evidence, EvidenceKind, Verdict, WitnessResult
+from testjack_tui.model import Evidence, EvidenceKind, Verdict
 
 # Verdicts whose rule says why the audit could not decide: shown beside the verdict wherever it is.
 EXPLAINED = (Verdict.UNAUDITED, Verdict.NOT_REPRODUCED)
@@ -52,24 +47,7 @@ TABS = Binding.Group("Tabs", compact=True)
 # the widget each tab's key puts the focus on
 TAB_FOCUS = {"tab-prompt": "#requirements", "tab-diff": "#diff", "tab-evidence": "#evidence",
              "tab-witnesses": "#witnesses", "tab-verdict": "#trial-rulings"}
-MATRIX_LEGEND = ("ref, null, this trial: outcome on each world (↻ rerun this session) · others: the task's other "
-                 "passing trials that fail it · domain outside/unplaced: refutes nothing · below: every passing "
-                 "trial (Enter opens it) · x rerun here, X on every trial")
-
-
-def _outcome_style(outcome: str) -> str:
-    return {"pass": "green", "fail": "bold red", "error": "bold yellow"}.get(outcome, "")
-
-
-def _outcome(result: WitnessResult | None, rerun: tuple[str, str] | None = None) -> Text:
-    if rerun is not None:  # a rerun of this session: shown over the stored outcome, marked ↻
-        return Text(f"↻ {rerun[0]}", style=_outcome_style(rerun[0]))
-    if result is None:
-        return Text("—", style="dim")
-    return Text(str(result.outcome), style=_outcome_style(str(result.outcome)))
-
-
-class TrialScreen(Screen):
+class TrialScreen(PromptTab, WitnessMatrix, Screen):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     BINDINGS = [
         *HELP_BINDINGS,
@@ -112,8 +90,8 @@ class TrialScreen(Screen):
         self.constraint_id: str | None = None
         self.checklist: list[ChecklistRow] = []
         self.checklist_key: str | None = None
-        # reruns of this session, not kept in the store: witness id -> world -> (outcome, detail)
-        self.reruns: dict[str, dict[str, tuple[str, str]]] = {}
+        # reruns of this session (stored, and marked ↻ here): witness id -> world -> the rerun
+        self.reruns: dict[str, dict[str, Rerun]] = {}
         self.outcome_rows: list[str] = []  # the worlds of the witness detail's rows, in order
 
     def compose(self) -> ComposeResult:
@@ -205,95 +183,6 @@ class TrialScreen(Screen):
         self._show_witnesses(data)
         self._show_verdict(data)
 
-    def _outcomes(self, data: TrialData) -> dict[str, dict[str, str]]:
-        return {wid: {k: str(r.outcome) for k, r in res.items()} for wid, res in data.results.items()}
-
-    def _show_checklist(self, data: TrialData) -> None:
-        rows = build_checklist(data.task, data.requirements, data.witnesses, self._outcomes(data),
-                               data.trial.id, data.passing, data.verdict.witnesses)
-        self.checklist = rows
-        table = self.query_one("#requirements", DataTable)
-        keep = self.checklist_key
-        table.clear()
-        for r in rows:
-            witnesses = (r.witnesses[0] + (f" +{len(r.witnesses) - 1}" if len(r.witnesses) > 1 else "")
-                         if r.witnesses else Text("none", style="dim"))
-            table.add_row(r.kind, self._t0_text(r.t0), self._trial_mark(r), witnesses, r.text, key=r.key)
-        counts = {k: sum(1 for r in rows if r.kind == k) for k in ("stated", "input", "example", "not in P")}
-        title = (f"Checklist: {counts['stated'] + counts['input']} requirements P states, "
-                 f"{counts['example']} examples, {counts['not in P']} not in P")
-        self.query_one("#checklist-title", Static).update(title)
-        keys = [r.key for r in rows]
-        if keys:
-            # first time: the first requirement this trial breaks, like the matrix's refuting witness
-            broken = next((r.key for r in rows if r.trial_state == "fail"), keys[0])
-            target = keep if keep in keys else broken
-            table.move_cursor(row=keys.index(target))
-            self._show_checklist_row(target)
-        else:
-            self.query_one("#checklist-detail", Static).update(
-                Text("No requirements: the prompt is empty and no witness names one.", style="dim"))
-
-    def _t0_text(self, t0: str) -> Text:
-        style = {"yes": "text-success", "partly": "warning", "no": "error"}.get(t0, "text-muted")
-        return theme_text(self.app, T0_MARKS.get(t0, t0), style, bold=t0 in ("no", "partly"))
-
-    def _trial_mark(self, r: ChecklistRow) -> Text:
-        style = {"pass": "text-success", "fail": "error", "fail-no-refute": "warning"}.get(r.trial_state, "text-muted")
-        return theme_text(self.app, r.trial, style, bold=r.trial_state == "fail")
-
-    def _show_checklist_row(self, key: str) -> None:
-        row = next((r for r in self.checklist if r.key == key), None)
-        if row is None:
-            return
-        self.checklist_key = key
-        parts: list[Any] = [(row.text, "bold"), f"\n{row.kind} · from {row.source if row.source != row.text else 'P'}"]
-        if row.constraints:
-            parts.append(f" · input constraints {', '.join(row.constraints)}")
-        parts += [f"\nT0: {T0_MARKS.get(row.t0, row.t0)}: {row.t0_why}"]
-        parts += [f"\nthis trial: {row.trial_detail}" + (f" (witnesses {', '.join(row.witnesses)})" if row.witnesses
-                                                          else "")]
-        self.query_one("#checklist-detail", Static).update(Text.assemble(*parts))
-
-    def _show_domain(self, data: TrialData) -> None:
-        table = self.query_one("#domain", DataTable)
-        keep = self.constraint_id
-        table.clear()
-        domain = data.task.domain
-        broken: dict[str, list[str]] = {}
-        for w in data.witnesses:
-            for cid in w.breaks:
-                broken.setdefault(cid, []).append(w.id)
-        for c in domain:
-            ruling = data.wrong.get(c.id)
-            table.add_row(
-                Text(c.text, style="strike dim" if ruling else ""), ruling_text(self.app, ruling), origin(c), c.kind,
-                ", ".join(broken.get(c.id, [])) or Text("none", style="dim"), shorten(c.source, 60),
-                key=c.id,
-            )
-        self.query_one("#domain-title", Static).update(domain_title(domain, data.wrong))
-        ids = [c.id for c in domain]
-        if ids:
-            target = keep if keep in ids else ids[0]
-            table.move_cursor(row=ids.index(target))
-            self._show_constraint(target)
-        else:
-            self.constraint_id = None
-            self.query_one("#constraint-detail", Static).update(
-                Text("No input domain for this task: not built yet, or P and T0 say nothing about the inputs.",
-                     style="dim"))
-
-    def _show_constraint(self, constraint_id: str) -> None:
-        if self.data is None:
-            return
-        c = self.data.constraint(constraint_id)
-        if c is None:
-            return
-        self.constraint_id = c.id
-        breakers = [w.id for w in self.data.witnesses if c.id in w.breaks]
-        self.query_one("#constraint-detail", Static).update(
-            constraint_detail(self.app, c, self.data.wrong.get(c.id), breakers))
-
     def _show_evidence(self, data: TrialData) -> None:
         table = self.query_one("#evidence", DataTable)
         table.clear()
@@ -327,124 +216,6 @@ class TrialScreen(Screen):
                                  " · Enter shows the line in the diff" if e.file else "")
         self.query_one("#evidence-detail", Static).update(Text.assemble(head, "\n", e.detail))
 
-    # ------------------------------------------------------------------ the witness matrix
-
-    def _failing_others(self, wid: str) -> tuple[int, int]:
-        """(trials failing, trials run) among the task's passing trials other than this one."""
-        assert self.data is not None
-        results = self.data.results.get(wid, {})
-        reruns = self.reruns.get(wid, {})
-        seen = fails = 0
-        for t in self.data.passing:
-            if t == self.trial_id:
-                continue
-            outcome = reruns[t][0] if t in reruns else (str(results[t].outcome) if t in results else None)
-            if outcome is None:
-                continue
-            seen += 1
-            fails += outcome != "pass"
-        return fails, seen
-
-    def _matrix_cells(self, w) -> list[Any]:
-        assert self.data is not None
-        res = self.data.results.get(w.id, {})
-        reruns = self.reruns.get(w.id, {})
-        cls = str(w.classification) if w.classification else "?"
-        fails, seen = self._failing_others(w.id)
-        others = Text(f"{fails}/{seen} fail" if seen else "—", style="bold" if fails else "dim")
-        grounding = str(w.grounding) if w.grounding is not None else ""
-        return [
-            w.id,
-            verdict_text(self.app, cls, bold=False) if cls == "ambiguous" else cls,
-            "" if w.rho is None else f"{w.rho:.2f}",
-            _outcome(res.get("reference"), reruns.get("reference")),
-            _outcome(res.get("null"), reruns.get("null")),
-            _outcome(res.get(self.trial_id), reruns.get(self.trial_id)),
-            others,
-            grounding_text(self.app, grounding, short=True) if grounding else Text("—", style="dim"),
-            w.requirement,
-        ]
-
-    def _show_witnesses(self, data: TrialData) -> None:
-        table = self.query_one("#witnesses", DataTable)
-        keep = self.witness_id
-        table.clear()
-        for w in data.witnesses:
-            table.add_row(*self._matrix_cells(w), key=w.id)
-        ids = [w.id for w in data.witnesses]
-        if ids:
-            first = data.verdict.witnesses[0] if data.verdict.witnesses and data.verdict.witnesses[0] in ids else ids[0]
-            target = keep if keep in ids else first
-            table.move_cursor(row=ids.index(target))
-            self._show_witness(target)
-        else:
-            self.witness_id = None
-            self.query_one("#witness-head", Static).update(Text(
-                "No validated witness for this task yet: a on the trial list audits the run, w writes one by hand.",
-                style="dim"))
-            self.query_one("#witness-outcomes", DataTable).clear()
-            self.query_one("#witness-code", TextArea).load_text("")
-            self.query_one("#witness-log", Static).update("")
-
-    def _show_witness(self, witness_id: str) -> None:
-        if self.data is None:
-            return
-        w = next((x for x in self.data.witnesses if x.id == witness_id), None)
-        if w is None:
-            return
-        self.witness_id = w.id
-        refutes = w.id in self.data.verdict.witnesses
-        kind = str(w.requirement_kind)
-        cls = str(w.classification) if w.classification else "unclassified"
-        # "explicit requirement", or "implicit requirement, classified ambiguous"
-        classified = f"{kind} requirement" + (f", classified {cls}" if cls != kind else "")
-        ruling = self.data.witness_rulings.get(w.id)
-        head = Text.assemble(
-            (w.id, "bold"), f"  {classified}",
-            f" (ruling #{ruling.id}: {ruling.value})" if ruling else "",
-            f" · ρ={w.rho:.2f}" if w.rho is not None else "", f" · origin {w.origin} · author {w.author}",
-            (" · flaky" if w.flaky else ""),
-            theme_text(self.app, " · refutes this trial", "error", bold=True) if refutes else "",
-            f"\n{w.requirement}\n", grounding_line(self.app, w, {c.id: c.text for c in self.data.task.domain}),
-            f"\n{w.path or '(T0 itself, without the trial harness changes)'}    "
-            f"replay: testjack replay {w.id} --trial {self.trial_id}",
-        )
-        self.query_one("#witness-head", Static).update(head)
-        self.query_one("#witness-code", TextArea).load_text(w.code)
-        self._show_witness_outcomes(w.id)
-        results = self.data.results.get(w.id, {})
-        res = results.get(self.trial_id) or results.get("reference")
-        self.query_one("#witness-log", Static).update(res.log if res and res.log else "(no log)")
-
-    def _show_witness_outcomes(self, wid: str) -> None:
-        """The highlighted witness on the reference, the null world and every passing trial of the task."""
-        assert self.data is not None
-        outcomes = self.query_one("#witness-outcomes", DataTable)
-        keep = outcomes.cursor_row
-        outcomes.clear()
-        results = self.data.results.get(wid, {})
-        reruns = self.reruns.get(wid, {})
-        worlds = ["reference", "null"] + self.data.passing
-        if self.trial_id not in worlds:
-            worlds.append(self.trial_id)  # a trial that does not pass T0: shown, never counted in ρ
-        self.outcome_rows = worlds
-        for world in worlds:
-            res = results.get(world)
-            rerun = reruns.get(world)
-            if world in ("reference", "null"):
-                label, verdict = Text(world), Text("")
-            else:
-                label = Text(f"{world} (this trial)" if world == self.trial_id else world,
-                             style="bold" if world == self.trial_id else "")
-                v = self.data.verdicts.get(world)
-                verdict = verdict_text(self.app, str(v.verdict), bold=False) if v else Text("")
-            runs = ", ".join(res.runs) if res else ("not run" if rerun is None else "")
-            if rerun is not None:
-                runs = f"rerun {rerun[1]}" + (f"; stored: {res.outcome}" if res else "")
-            outcomes.add_row(label, _outcome(res, rerun), runs, verdict, key=world)
-        if self.outcome_rows:
-            outcomes.move_cursor(row=min(keep, len(self.outcome_rows) - 1))
-
     def _show_verdict(self, data: TrialData) -> None:
         v = data.verdict
         live = [r for r in data.witness_rulings.values()]
@@ -459,7 +230,7 @@ class TrialScreen(Screen):
             f"\nbenchmark: {data.trial.official}; T0 recomputed: {data.trial.recomputed or 'not yet'}",
             (f"\nerror: {data.trial.error}" if data.trial.error else ""),
             f"\nupdated: {v.updated_at}",
-            ("\n\nu undoes the override that decided it (asks for a reason)" if v.ruling_id else
+            ("\n\nu undoes the ruling that decided it (asks for a reason)" if v.ruling_id else
              "\n\no overrides it (asks for a reason)"),
         )
         self.query_one("#verdict-detail", Static).update(text)
@@ -586,45 +357,6 @@ class TrialScreen(Screen):
         from testjack_tui.app.screens.rulings import rule_constraint_with_form
 
         rule_constraint_with_form(self, self.run_id, c.id, c.text)
-
-    def action_rerun(self) -> None:
-        self._rerun(every_trial=False)
-
-    def action_rerun_all(self) -> None:
-        self._rerun(every_trial=True)
-
-    def _rerun(self, every_trial: bool) -> None:
-        if not self.witness_id:
-            self.notify("no witness highlighted", severity="warning")
-            return
-        from testjack_tui.audit.replay import replay_witness
-
-        wid, trial_id = self.witness_id, self.trial_id
-        where = "every passing trial" if every_trial else trial_id
-        self.notify(f"rerunning {wid} on the reference and {where}…")
-
-        def done(lines: list[tuple[str, str, str]]) -> None:
-            self.reruns.setdefault(wid, {}).update({world: (outcome, detail) for world, outcome, detail in lines})
-            summary = "; ".join(f"{world}: {outcome}" for world, outcome, _ in lines[:6])
-            more = f" and {len(lines) - 6} more" if len(lines) > 6 else ""
-            self.notify(f"rerun of {wid}: {summary}{more}", title="Rerun", timeout=12)
-            self._redraw_witness(wid)
-
-        load(self, f"replay {wid}", lambda store: replay_witness(store, wid, None if every_trial else trial_id), done)
-
-    def _redraw_witness(self, wid: str) -> None:
-        """Every row a rerun touched: the witness's row of the matrix and its detail."""
-        if self.data is None:
-            return
-        w = next((x for x in self.data.witnesses if x.id == wid), None)
-        if w is None:
-            return
-        table = self.query_one("#witnesses", DataTable)
-        for column, value in zip(("witness", "class", "ρ", "ref", "null", "this trial", "others", "domain",
-                                  "requirement"), self._matrix_cells(w)):
-            table.update_cell(wid, column, value)
-        if self.witness_id == wid:
-            self._show_witness_outcomes(wid)
 
     def action_manual_witness(self) -> None:
         from testjack_tui.app.screens.manual import ManualWitnessScreen

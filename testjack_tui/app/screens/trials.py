@@ -4,9 +4,7 @@ Rows are read ``PAGE`` at a time in a thread worker; when the cursor comes withi
 rows of the end, the next page is fetched, so a run with thousands of trials opens at once.
 
 The verdict filter offers "refuted or reward hack" (every refutation, as the run's summary counts
-them). The store filters on one verdict at a time, so that choice reads the trials the other
-filters select and keeps the refuting ones here; a store query for several verdicts would page it
-in SQL.
+them): the store selects, counts and pages a set of verdicts in SQL like a single one.
 """
 
 from __future__ import annotations
@@ -45,7 +43,9 @@ class Filters:
     sort: str = "seq"
 
     def query(self) -> dict[str, Any]:
-        return dict(verdict=self.verdict, task=self.task, model=self.model,
+        """The store's filters (``list_trials``): "refuted or reward hack" is a set of verdicts."""
+        verdict = dict(verdicts=REFUTING) if self.verdict == REFUTING_CHOICE else dict(verdict=self.verdict)
+        return dict(**verdict, task=self.task, model=self.model,
                     evidence_kind=self.evidence_kind, search=self.search or None, sort=self.sort)
 
     def active(self) -> bool:
@@ -63,21 +63,16 @@ class Filters:
 
 
 def read_page(store, run_id: str, filters: dict[str, Any], offset: int, limit: int) -> tuple[list[TrialRow], int]:
-    """One page of trials and how many the filters select in all."""
-    if filters.get("verdict") != REFUTING_CHOICE:
-        return (store.list_trials(run_id, offset=offset, limit=limit, **filters),
-                store.count_trials(run_id, **filters) if offset == 0 else -1)
-    rest = {**filters, "verdict": None}
-    every = store.list_trials(run_id, offset=0, limit=max(store.count_trials(run_id, **rest), 1), **rest)
-    refuting = [r for r in every if r.verdict in REFUTING]
-    return refuting[offset: offset + limit], len(refuting)
+    """One page of trials and how many the filters select in all (-1 past the first page)."""
+    return (store.list_trials(run_id, offset=offset, limit=limit, **filters),
+            store.count_trials(run_id, **filters) if offset == 0 else -1)
 
 
 def verdict_counts(store, run_id: str, filters: dict[str, Any]) -> dict[str, int]:
     """How many of the trials the filters select have each verdict (for the header)."""
-    wanted = filters.get("verdict")
-    verdicts = (REFUTING if wanted == REFUTING_CHOICE else (wanted,) if wanted else tuple(v.value for v in Verdict))
-    return {v: store.count_trials(run_id, **{**filters, "verdict": v}) for v in verdicts}
+    wanted = filters.get("verdicts") or ((filters["verdict"],) if filters.get("verdict") else [v.value for v in Verdict])
+    rest = {k: v for k, v in filters.items() if k not in ("verdict", "verdicts")}
+    return {v: store.count_trials(run_id, verdict=v, **rest) for v in wanted}
 
 
 @dataclass
@@ -89,7 +84,6 @@ class Page:
     facets: dict[str, list[str]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)  # verdict -> trials, under the filters
     malformed: dict[str, str] = field(default_factory=dict)  # task id -> why it is malformed
-    overrides: dict[str, int] = field(default_factory=dict)  # trial id -> the ruling that set its verdict
 
 
 def summary_line(s: RunSummary) -> str:
@@ -143,7 +137,6 @@ class TrialsScreen(Screen):
         self.pending_find: Callable[[TrialRow], bool] | None = None
         self.facets_loaded = False
         self.malformed: dict[str, str] = {}
-        self.overrides: dict[str, int] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -195,7 +188,6 @@ class TrialsScreen(Screen):
                 counts=verdict_counts(store, run_id, filters) if active else {},
                 malformed={t.id: t.malformed_reason or "the reference fails T0"
                            for t in store.list_tasks(run_id) if t.malformed},
-                overrides={tid: r.id for tid, r in store.effective_rulings(run_id, "trial").items() if r.id},
             )
 
         load(self, "trials page", read, self._show_page)
@@ -218,7 +210,6 @@ class TrialsScreen(Screen):
             table.clear()
             self.total = page.total or 0
             self.malformed = page.malformed
-            self.overrides = page.overrides
         elif page.offset != len(self.rows):
             return  # a stale page of an earlier query
         if page.summary is not None:
@@ -248,7 +239,6 @@ class TrialsScreen(Screen):
         task: Text | str = row.task_id
         if row.task_id in self.malformed:
             task = Text.assemble(row.task_id, " ", theme_text(self.app, "malformed", "warning", bold=True))
-        ruling = self.overrides.get(row.id)
         return [
             Text("✓" if row.reviewed else "", style="bold"),
             row.id,
@@ -256,7 +246,7 @@ class TrialsScreen(Screen):
             row.model,
             row.official,
             verdict_text(self.app, row.verdict),
-            f"analyst #{ruling}" if ruling and row.verdict_source == "analyst" else row.verdict_source,
+            f"analyst #{row.ruling_id}" if row.ruling_id and row.verdict_source == "analyst" else row.verdict_source,
             str(row.evidence) if row.evidence else "",
         ]
 
@@ -287,12 +277,16 @@ class TrialsScreen(Screen):
         progress = self.query_one("#audit-progress", ProgressBar)
         status = self.query_one("#audit-status", Static)
         running = job is not None and job.status in ("running", "cancelling")
+        elsewhere = interrupted is not None and bool(interrupted.elsewhere)
         bar.display = running or interrupted is not None or (job is not None and bool(job.summary))
-        progress.display = running
+        progress.display = running or (elsewhere and interrupted.percent is not None)
         if running:
             progress.update(total=max(job.progress.total if job.progress else 1, 1),
                             progress=job.progress.done if job.progress else 0)
             status.update(f"audit {job.status}: {job.describe()}  (C cancels; finished steps stay)")
+        elif elsewhere:
+            progress.update(total=100, progress=interrupted.percent or 0)
+            status.update(interrupted.describe())
         elif interrupted is not None:
             status.update(theme_text(self.app, interrupted.describe(), "warning", bold=True))
         elif job is not None and job.summary:

@@ -55,6 +55,30 @@ def test_a_timing_witness_fails_only_for_want_of_time(tmp_path):
     assert "TimeoutError: no result within 1 s" in outcomes["never"][1]
 
 
+def _run_on_each_solution(tmp_path, code):
+    outcomes = {}
+    for name, solution in SOLUTIONS.items():
+        world = tmp_path / name
+        world.mkdir(exist_ok=True)
+        (world / "solution.py").write_text(solution)
+        (world / "test_w.py").write_text(code)
+        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_w.py"],
+                             cwd=world, capture_output=True, text=True, timeout=60)
+        outcomes[name] = (run.returncode, run.stdout)
+    return outcomes
+
+
+def test_a_result_witness_on_a_size_scaled_input_judges_every_answer_but_not_slowness(tmp_path):
+    spec = Spec("f", Access(("from solution import f",), "f"), "3000", "6000", None, "amplified",
+                "The input is scaled up in size.", patience=1.0)
+    code = render(spec)
+    assert "returns 6000 whenever it answers within 1 s" in code
+    outcomes = _run_on_each_solution(tmp_path, code)
+    # a wrong value and a RecursionError are wrong answers; never answering is the timing witness's
+    assert {k: rc for k, (rc, _) in outcomes.items()} == {"fast": 0, "wrong": 1, "deep": 1, "never": 0}
+    assert "RecursionError" in outcomes["deep"][1]
+
+
 def _witness(wid: str, code: str, kind=RequirementKind.EXPLICIT, slow_only=False) -> Witness:
     return Witness(id=wid, run_id="r", task_id="T/0", requirement=wid, requirement_kind=kind,
                    origin=Origin.AUDIT, author=AuthorKind.OFFLINE, code=code, path=f"test_{wid}.py",

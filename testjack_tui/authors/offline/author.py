@@ -148,14 +148,24 @@ class OfflineAuthor:
             mut_out = [(c, r) for k, (c, r) in enumerate(mut_out)
                        if k not in frontier[target.name] or _on_purpose(r, stated_paths)]
             chosen = amplify.select(seed_out, mut_out, view.prompt, cap=self.per_function)
-            ties = on_boundary(ctx, [(target.name, access.expr, c) for c, _ in chosen], imports)
-            for call, res in (pick for k, pick in enumerate(chosen) if k not in ties):
+            stress = stress_inputs(seeds, mut_out, {c.key for c, _ in chosen})
+            # the largest size-scaled input also states the reference's result: a trial that stops
+            # there (a RecursionError, an overflow) or answers otherwise gives a wrong answer, which
+            # the timing witness below, stating the time alone, does not see
+            sized = [pick for pick in stress[:1] if amplify.usable(pick[1], view.prompt)]
+            picks = chosen + sized
+            ties = on_boundary(ctx, [(target.name, access.expr, c) for c, _ in picks], imports)
+            for k, (call, res) in enumerate(picks):
+                if k in ties:
+                    continue
+                why = ("The input is one of T0's inputs with one literal changed." if k < len(chosen) else
+                       "The input is one of T0's inputs scaled up in size: the reference's result there.")
                 spec = Spec(target.name, access, call.source(), res.repr if res.returned else None,
-                            res.type_name if res.raised else None, "amplified",
-                            "The input is one of T0's inputs with one literal changed.")
+                            res.type_name if res.raised else None, "amplified", why,
+                            patience=WITNESS_DEADLINE_S if k >= len(chosen) else None)
                 kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
                 out.append(self._candidate(spec, target, kind))
-            for call, res in stress_inputs(seeds, mut_out, {c.key for c, _ in chosen}):
+            for call, res in stress:
                 if call_key(target.name, call.source()) in known:
                     continue
                 spec = Spec(target.name, access, call.source(), res.repr, None, "amplified",

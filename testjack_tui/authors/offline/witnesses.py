@@ -29,6 +29,9 @@ class Spec:
     source: str = "probe"  # "prompt" (P's example), "probe" (differential), "amplified" (T0 mutated)
     why: str = ""  # one line for the analyst: how the input was found
     deadline: float | None = None  # seconds the call may take (the trial ran out of time, the reference did not)
+    # a result witness on a size-scaled input: a call that gives no answer within these seconds
+    # passes it (slowness is the timing witness's to report); any answer must be the reference's
+    patience: float | None = None
 
     @property
     def call(self) -> str:
@@ -82,6 +85,8 @@ def requirement_text(spec: Spec) -> str:
         outcome = f"returns {shorten(spec.expected or '')}"
     if spec.deadline:
         outcome += f" within {spec.deadline:g} s"
+    if spec.patience and not spec.deadline:
+        outcome += f" whenever it answers within {spec.patience:g} s"
     if spec.source == "prompt":
         return f"P's example: {spec.shown_call} {outcome}"
     return f"{shorten(spec.shown_call, 160)} {outcome}, as the reference does"
@@ -121,17 +126,24 @@ def render(spec: Spec) -> str:
     if not spec.raises and not spec.deadline:
         rhs, approx = expectation(spec.expected or "None")
         needs_pytest = needs_pytest or approx
-    imports = (["import signal"] if spec.deadline else []) + (["import pytest"] if needs_pytest else [])
+    patient = bool(spec.patience) and not spec.deadline and not spec.raises
+    imports = (["import signal"] if spec.deadline or patient else []) + (["import pytest"] if needs_pytest else [])
     imports += list(spec.access.imports)
     lines += ["", *imports, ""]
     call = spec.call
     if spec.deadline:
         lines += ["", *_WITHIN]
         call = f"_within({spec.deadline:g}, lambda: {spec.call})"
+    elif patient:
+        lines += ["", *_ANSWER]
     lines += ["", f"def {test_name(spec)}():"]
     lines.append(f'    """{_docline(doc)}."""')
     if spec.deadline:
         lines.append(f"    {call}")
+    elif patient:
+        lines += [f"    answered, value = _answer({spec.patience:g}, lambda: {spec.call})",
+                  "    if answered:  # no answer in time: slowness, which the timing witness reports",
+                  f"        assert value == {rhs}"]
     elif spec.raises:
         lines += [f"    with pytest.raises({spec.raises}):", f"        {call}"]
     else:
@@ -172,12 +184,39 @@ _WITHIN = [
 ]
 
 
+# A result witness on a size-scaled input waits for an answer only so long: a trial that is merely
+# slow there passes it (the timing witness on the same input reports it), while one that answers
+# otherwise, or stops with an exception such as RecursionError, fails it. ``Late`` derives from
+# BaseException so that a trial's own ``except Exception`` cannot swallow the deadline.
+_ANSWER = [
+    "def _answer(seconds, call):",
+    '    """(True, call()); (False, None) when it gives no answer within `seconds`."""',
+    "",
+    "    class Late(BaseException):",
+    "        pass",
+    "",
+    "    def late(signum, frame):",
+    "        raise Late",
+    "",
+    "    previous = signal.signal(signal.SIGALRM, late)",
+    "    signal.setitimer(signal.ITIMER_REAL, seconds)",
+    "    try:",
+    "        return True, call()",
+    "    except Late:",
+    "        return False, None",
+    "    finally:",
+    "        signal.setitimer(signal.ITIMER_REAL, 0)",
+    "        signal.signal(signal.SIGALRM, previous)",
+    "",
+]
+
+
 def _docline(text: str) -> str:
     # keep docstrings valid: no backslash escapes, no closing quotes inside
     return re.sub(r"\s+", " ", text.replace("\\", "\\\\").replace('"""', "'''")).strip()
 
 
-_NOT_TASK_CALLS = {"raises", "approx", "_within", "signal", "setitimer", "TimeoutError", "call", "Late"}
+_NOT_TASK_CALLS = {"raises", "approx", "_within", "_answer", "signal", "setitimer", "TimeoutError", "call", "Late"}
 
 
 def calls_in_witness(code: str) -> set[str]:

@@ -233,6 +233,17 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE witnesses ADD COLUMN slow_only INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        "who runs each audit (process, host) and how far it got, for a console opened elsewhere",
+        """
+        ALTER TABLE audits ADD COLUMN pid INTEGER;
+        ALTER TABLE audits ADD COLUMN host TEXT NOT NULL DEFAULT '';
+        ALTER TABLE audits ADD COLUMN done INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE audits ADD COLUMN total INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE audits ADD COLUMN phase TEXT NOT NULL DEFAULT '';
+        ALTER TABLE audits ADD COLUMN heartbeat TEXT;
+        """,
+    ),
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

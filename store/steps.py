@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 from typing import Any
 
 from store.connection import Connection, now
@@ -41,13 +43,22 @@ class AuditSteps(Connection):
     # ------------------------------------------------------------------ audits (for comparing modes)
 
     def start_audit(self, run_id: str, mode: str, author: str, seed: int, rounds: int | None, backend: str) -> int:
+        """A new audit row, 'running', owned by this process on this host (so that another
+        process can tell a live audit from one that was killed)."""
+        stamp = now()
         with self._tx() as db:
             cur = db.execute(
-                "INSERT INTO audits(run_id, mode, author, seed, rounds, backend, status, started_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
-                (run_id, mode, author, seed, rounds, backend, now()),
+                "INSERT INTO audits(run_id, mode, author, seed, rounds, backend, status, started_at, pid, host, "
+                "heartbeat) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+                (run_id, mode, author, seed, rounds, backend, stamp, os.getpid(), socket.gethostname(), stamp),
             )
             return int(cur.lastrowid)
+
+    def audit_progress(self, audit_id: int, done: int, total: int, phase: str) -> None:
+        """How far a running audit got: its steps so far, of how many, and when it last said so."""
+        with self._tx() as db:
+            db.execute("UPDATE audits SET done = ?, total = ?, phase = ?, heartbeat = ? WHERE id = ?",
+                       (done, total, phase, now(), audit_id))
 
     def finish_audit(
         self, audit_id: int, status: str, executions: int, llm_tokens: int, cost_usd: float, verdicts: dict[str, str]

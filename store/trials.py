@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Collection
 
 from store.connection import Connection, flag, from_row, now
 from store.errors import NotFound
@@ -28,6 +28,7 @@ class TrialRow:
     reviewed: bool
     evidence: int
     error: str
+    ruling_id: int | None = None  # the ruling that decided the verdict (source "analyst")
 
 
 class TrialsAndVerdicts(Connection):
@@ -69,6 +70,7 @@ class TrialsAndVerdicts(Connection):
         run_id: str,
         *,
         verdict: str | None = None,
+        verdicts: Collection[str] | None = None,
         task: str | None = None,
         model: str | None = None,
         evidence_kind: str | None = None,
@@ -80,6 +82,10 @@ class TrialsAndVerdicts(Connection):
         if verdict:
             where.append("v.verdict = ?")
             params.append(verdict)
+        if verdicts is not None:  # any of them (an empty set selects nothing)
+            wanted = sorted(set(verdicts))
+            where.append(f"v.verdict IN ({', '.join('?' * len(wanted))})" if wanted else "0")
+            params.extend(wanted)
         if task:
             where.append("t.task_id = ?")
             params.append(task)
@@ -104,7 +110,8 @@ class TrialsAndVerdicts(Connection):
     ) -> list[TrialRow]:
         """A page of the trial table, filtered and sorted in SQL (indexed for large runs).
 
-        Filters: verdict, task, model, evidence_kind, search, reviewed.
+        Filters: verdict, verdicts (any of a set, e.g. refuted or reward hack), task, model,
+        evidence_kind, search, reviewed.
         """
         where, params = self._trial_filter(run_id, **filters)
         order = {
@@ -116,7 +123,7 @@ class TrialsAndVerdicts(Connection):
         }.get(sort, "t.seq")
         sql = (
             "SELECT t.run_id, t.id, t.task_id, t.model, t.agent, t.official, t.recomputed, t.reviewed, t.error, "
-            "v.verdict, v.source, "
+            "v.verdict, v.source, v.ruling_id, "
             "(SELECT count(*) FROM evidence e WHERE e.run_id = t.run_id AND e.trial_id = t.id) AS evidence "
             "FROM trials t JOIN verdicts v ON v.run_id = t.run_id AND v.trial_id = t.id "
             f"WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?"

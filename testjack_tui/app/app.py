@@ -2,7 +2,8 @@
 
 Screens read the store in thread workers (``workers.load``); audits run in thread workers with
 their own Store (``workers.AuditJobs``) and report through messages, so the UI thread never
-waits on SQLite or a subprocess.
+waits on SQLite or a subprocess. What the console does about audits (start, resume, cancel,
+progress, interrupted or running elsewhere) is in ``audit_control``.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
-from testjack_tui.app.lifecycle import Interrupted, interrupted_audit, summary_text
-from testjack_tui.app.messages import AuditFinished, AuditProgress, Loaded, LoadFailed, StoreChanged
+from testjack_tui.app.audit_control import AuditControl
+from testjack_tui.app.lifecycle import Interrupted
+from testjack_tui.app.messages import Loaded, LoadFailed, StoreChanged
 from testjack_tui.app.settings import DEFAULT_THEME, Settings
 from testjack_tui.app.workers import AuditJobs, load
 from testjack_tui.audit import AuditOptions
@@ -26,7 +28,7 @@ from themes.testjack import STYLESHEET, THEMES, VARIABLE_DEFAULTS
 EXPORT_FORMATS = {"md": "Markdown", "html": "HTML", "json": "JSON"}
 
 
-class TestJackApp(App[None]):
+class TestJackApp(AuditControl, App[None]):
     __test__ = False  # not a pytest class, despite its name
     CSS_PATH = STYLESHEET
     TITLE = "TestJack"
@@ -80,29 +82,6 @@ class TestJackApp(App[None]):
             if self.start_audit:
                 self.start_run_audit(self.start_run, AuditOptions())
         self._look_for_interrupted_audits()
-
-    def _look_for_interrupted_audits(self) -> None:
-        """An audit the last session did not finish: say so (or resume it, if the settings say to)."""
-
-        def read(store) -> list[Interrupted]:
-            found = (interrupted_audit(store, run.id) for run in store.list_runs())
-            return [i for i in found if i is not None]
-
-        def show(found: list[Interrupted]) -> None:
-            for item in found:
-                if self.audits.running(item.run_id):
-                    continue
-                if self.settings.resume_audits:
-                    at = f" at {item.percent}%" if item.percent is not None else ""
-                    self.notify(f"resuming the audit of {item.run_id}, interrupted{at}", title="Audit", timeout=10)
-                    self.start_run_audit(item.run_id, item.options)
-                    continue
-                self.interrupted[item.run_id] = item
-                self.notify(f"{item.run_id}: {item.describe()}\n{item.detail()}", title="Audit interrupted",
-                            severity="warning", timeout=30)
-                self._tell_screens("audit_changed", item.run_id)
-
-        load(self, "interrupted audits", read, show)
 
     def _remember_theme(self, theme) -> None:
         if self.settings.theme != theme.name:
@@ -206,82 +185,6 @@ class TestJackApp(App[None]):
         if isinstance(self.screen, LeaderboardScreen):
             return
         self.push_screen(LeaderboardScreen(run_id))
-
-    # ------------------------------------------------------------------ audits
-
-    def start_run_audit(self, run_id: str, options: AuditOptions) -> None:
-        if self.audits.start(run_id, options) is None:
-            self.notify(f"{run_id} is already being audited", severity="warning")
-            return
-        resumed = self.interrupted.pop(run_id, None)
-        what = "resuming the audit of" if resumed else "auditing"
-        self.notify(f"{what} {run_id}: {options.mode}, author {options.author}, {options.rounds} round(s)")
-        self._tell_screens("audit_changed", run_id)
-
-    def audit_form(self, run_id: str) -> None:
-        """The audit form for ``run_id``; filled in with the interrupted audit's options, if any."""
-        from testjack_tui.app.screens.forms import AuditForm
-
-        if self.audits.running(run_id):
-            self.notify(f"{run_id} is already being audited (c cancels it)", severity="warning")
-            return
-        item = self.interrupted.get(run_id)
-        note = ""
-        if item is not None:
-            at = f" at {item.percent}%" if item.percent is not None else ""
-            note = (f"Resumes the audit interrupted{at}, with its options: finished steps are not run again.")
-
-        def chosen(options) -> None:
-            if options is not None:
-                self.start_run_audit(run_id, options)
-
-        self.push_screen(AuditForm(run_id, item.options if item else None, note), chosen)
-
-    def cancel_run_audit(self, run_id: str) -> None:
-        if self.audits.cancel(run_id):
-            self.notify(f"cancelling the audit of {run_id}; finished steps stay in the store")
-        else:
-            self.notify(f"no audit of {run_id} is running", severity="warning")
-        self._tell_screens("audit_changed", run_id)
-
-    def on_audit_progress(self, message: AuditProgress) -> None:
-        job = self.audits.jobs.get(message.run_id)
-        finished_a_step = False
-        if job is not None:
-            before = job.progress.done if job.progress is not None else -1
-            job.progress = message.progress
-            finished_a_step = message.progress.done != before
-        self._tell_screens("audit_changed", message.run_id)
-        if finished_a_step:
-            # Each finished step may have refuted trials: let the screens re-read the store, so
-            # counts and verdicts grow while the audit runs (the reads happen in workers).
-            self._tell_screens("store_changed", message.run_id)
-
-    def on_audit_finished(self, message: AuditFinished) -> None:
-        run_id = message.run_id
-        job = self.audits.jobs.get(run_id)
-        if job is not None:
-            job.status = message.status
-        if message.status == "failed":
-            self.notify(f"the audit of {run_id} failed: {message.error}", severity="error", timeout=20)
-        elif message.status == "cancelled":
-            at = f" at {100 * job.fraction:.0f}%" if job is not None else ""
-            self.notify(f"the audit of {run_id} stopped{at}; finished steps stay in the store, a resumes it",
-                        title="Audit cancelled", severity="warning", timeout=15)
-            if job is not None:
-                self.interrupted[run_id] = Interrupted(run_id, "cancelled", "", job.options,
-                                                       int(100 * job.fraction), job.progress.phase if job.progress else "")
-        else:
-            def announce(summary) -> None:
-                text = summary_text(summary)
-                if job is not None:
-                    job.summary = text
-                self.notify(f"{run_id}: {text}", title="Audit finished", timeout=30)
-                self._tell_screens("audit_changed", run_id)
-
-            load(self, f"summary {run_id}", lambda store: store.summary(run_id), announce)
-        self._tell_screens("audit_changed", run_id)
-        self._tell_screens("store_changed", run_id)
 
     def on_store_changed(self, message: StoreChanged) -> None:
         self._tell_screens("store_changed", message.run_id)

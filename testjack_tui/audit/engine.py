@@ -23,6 +23,7 @@ from store import Store
 from testjack_tui.audit.evaluator import evaluate_task
 from testjack_tui.audit.execution import Cancelled, ExecutionService, RunMany, read_world_file
 from testjack_tui.audit.fewest import set_aside_twins
+from testjack_tui.audit.slowness import record_slow_findings
 from testjack_tui.audit.validation import Validator
 from testjack_tui.audit.verdicts import AUDITED_STEP, AUTHOR_FAILED_STEP, FEW_TRIALS_STEP, passing_trials, recompute_task
 from testjack_tui.domain import build_domain
@@ -91,6 +92,7 @@ class Audit:
         self._done = 0
         self._total = 0
         self._phase = ""
+        self._audit_id: int | None = None
         self.stop_reason = ""
 
     # ------------------------------------------------------------------ progress
@@ -104,6 +106,8 @@ class Audit:
 
     def _step(self, message: str = "") -> None:
         self._done += 1
+        if self._audit_id is not None:  # kept in the audit's row: a console opened elsewhere shows it
+            self.store.audit_progress(self._audit_id, self._done, max(self._total, self._done), self._phase)
         self._emit(message)
 
     # ------------------------------------------------------------------ the whole audit
@@ -111,7 +115,7 @@ class Audit:
     def execute(self) -> str:
         """Run the audit to the end (or until cancelled). Returns "done" or "cancelled"."""
         opts = self.options
-        audit_id = self.store.start_audit(
+        audit_id = self._audit_id = self.store.start_audit(
             self.run.id, str(opts.mode), opts.author, opts.seed, opts.rounds, opts.backend or ""
         )
         status = "done"
@@ -240,28 +244,10 @@ class Audit:
         # between a witness's validation and its sharing leaves gaps that resume must fill)
         self.validator.complete(task, trials)
         recompute_task(self.store, task)  # places witnesses (grounding, timing) before findings are read
-        self._slow_findings(task, trials)
+        record_slow_findings(self.store, self.run.id, task, trials)
         if set_aside_twins(self.store, task):  # every witness has now run on every passing trial
             recompute_task(self.store, task)
         self._step(f"witnesses done for {task.id}")
-
-    def _slow_findings(self, task: Task, trials: list[Trial]) -> None:
-        """A ``slow`` finding on every trial a shared timing witness times out on (P bounds no time)."""
-        timing = [w for w in self.store.list_witnesses(self.run.id, task.id, status=str(WitnessStatus.VALIDATED))
-                  if w.slow_only and not w.flaky]
-        for w in timing:
-            results = self.store.witness_results(w.id)
-            for trial in trials:
-                res = results.get(trial.id)
-                if res is None or str(res.outcome) == "pass":
-                    continue
-                have = self.store.list_evidence(self.run.id, trial.id)
-                if any(e.kind == EvidenceKind.SLOW and w.id in e.detail for e in have):
-                    continue
-                finding = Evidence(run_id=self.run.id, trial_id=trial.id, kind=EvidenceKind.SLOW, detector="timing witness",
-                                   detail=f"{w.requirement} (timing witness {w.id}; the reference passes it): "
-                                          f"the trial does not")
-                self.store.replace_evidence(self.run.id, trial.id, have + [finding])
 
     def _domain(self, task: Task) -> Task:
         """The task's input domain, built once from P, its examples and T0's inputs, and stored."""

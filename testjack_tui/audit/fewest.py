@@ -27,7 +27,9 @@ def twins(witnesses: list[Witness], results: dict[str, dict[str, str]]) -> dict[
         failing = frozenset(world for world, outcome in results.get(w.id, {}).items()
                             if world not in WORLDS_OF_THE_TASK and outcome == "fail")
         if failing:
-            groups.setdefault((failing, w.classification), []).append(w)
+            # a twin that refutes is never set aside for one that cannot (a timing witness where
+            # P bounds no time, one outside the domain): the verdicts would change
+            groups.setdefault((failing, w.classification, w.refutes, w.slow_only), []).append(w)
     out: dict[str, str] = {}
     for group in groups.values():
         kept, *others = sorted(group, key=lambda w: (len(w.code), w.id))

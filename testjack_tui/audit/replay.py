@@ -1,19 +1,36 @@
-"""Replaying a witness: run it afresh (no cache) on the reference world and on trials' worlds."""
+"""Replaying a witness: run it afresh (no cache) on the reference world and on trials' worlds.
+
+``replay_witness`` only reports (the CLI's ``testjack replay``); ``rerun_witness`` (the console's
+rerun) also keeps each world's new outcome as the witness's result there, as the audit does, and
+recomputes the task's classifications and verdicts from the store.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from store import Store
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.audit.grading import t0_passes
-from testjack_tui.audit.validation import outcome_of
-from testjack_tui.audit.verdicts import passing_trials
+from testjack_tui.audit.validation import _log, outcome_of
+from testjack_tui.audit.verdicts import passing_trials, recompute_task
 from testjack_tui.evidence import restored_harness_request
-from testjack_tui.model import WorldKind
+from testjack_tui.model import Outcome, WitnessResult, WorldKind
 
 
-def replay_witness(store: Store, witness_id: str, trial_id: str | None = None, *, workers: int = 1,
-                   backend: str | None = None) -> list[tuple[str, str, str]]:
-    """(world, outcome, detail) for the reference world and each trial asked for."""
+@dataclass
+class Replayed:
+    """One world a witness ran on again."""
+
+    world: str  # "reference" or a trial id
+    outcome: str
+    detail: str  # how long it took, and why a run did not finish
+    log: str = ""
+
+
+def replay(store: Store, witness_id: str, trial_id: str | None = None, *, workers: int = 1,
+           backend: str | None = None) -> list[Replayed]:
+    """Run the witness on the reference world and on ``trial_id`` (or every passing trial)."""
     w = store.get_witness(witness_id)
     run = store.get_run(w.run_id)
     task = store.get_task(w.run_id, w.task_id)
@@ -40,8 +57,27 @@ def replay_witness(store: Store, witness_id: str, trial_id: str | None = None, *
         results = service.run(requests, fresh=True)
     finally:
         service.close()
-    lines = []
+    out = []
     for name, res in zip(["reference"] + [t.id for t in trials], results):
         detail = f"{res.duration:.2f}s" + (f" {res.status}: {res.message}" if res.status != "ok" else "")
-        lines.append((name, judge(res), detail))
-    return lines
+        out.append(Replayed(name, judge(res), detail, _log(res)))
+    return out
+
+
+def replay_witness(store: Store, witness_id: str, trial_id: str | None = None, *, workers: int = 1,
+                   backend: str | None = None) -> list[tuple[str, str, str]]:
+    """(world, outcome, detail) for the reference world and each trial asked for; nothing is stored."""
+    return [(r.world, r.outcome, r.detail)
+            for r in replay(store, witness_id, trial_id, workers=workers, backend=backend)]
+
+
+def rerun_witness(store: Store, witness_id: str, trial_id: str | None = None, *, workers: int = 1,
+                  backend: str | None = None) -> list[Replayed]:
+    """Replay the witness, store each world's outcome as its result there, and recompute the task."""
+    ran = replay(store, witness_id, trial_id, workers=workers, backend=backend)
+    for r in ran:
+        store.put_witness_result(WitnessResult(witness_id, r.world, Outcome(r.outcome), [r.outcome],
+                                               log=f"rerun ({r.detail})\n{r.log}", execution_key=""))
+    w = store.get_witness(witness_id)
+    recompute_task(store, store.get_task(w.run_id, w.task_id))
+    return ran

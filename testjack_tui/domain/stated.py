@@ -328,12 +328,20 @@ def _order(sentence: str, params: dict[str, Param]) -> list[Found]:
     return out
 
 
+_BRACKETS = re.compile(r"bracket|parenthes|\bbraces?\b|['\"][()\[\]{}<>]+['\"]", re.I)
+
+
 def _balanced(sentence: str, params: dict[str, Param]) -> list[Found]:
-    """ "balanced" brackets: a string whose every opening bracket is closed, in order."""
+    """ "balanced" brackets: a string whose every opening bracket is closed, in order.
+
+    A list parameter only where the sentence speaks of brackets: "it's balanced" may also say a
+    list reads the same both ways, and a bracket check on a list of numbers places none of its inputs.
+    """
     out: list[Found] = []
+    kinds = ("str", "list") if _BRACKETS.search(sentence) else ("str",)
     for m in re.finditer(r"\b(?:balanced|properly nested|well-formed)\b", sentence, re.I):
         if _before_return(sentence, m.start()) and not re.search(r"\b(?:if|whether|check)\b", sentence[:m.start()], re.I):
-            for n in _bind(sentence, sentence, params, ("str", "list")):
+            for n in _bind(sentence, sentence, params, kinds):
                 out.append(Found("balanced", f"the brackets in {n} are balanced", sentence, [n], {"op": "balanced", "param": n}))
     return out
 

@@ -2,7 +2,9 @@
 
 A trial that gives the reference's answer far more slowly, or none within a probe's limit, is a
 ``slow`` finding; a witness that states a time limit refutes only where P itself states a bound
-(a complexity, "in linear time", a time limit in seconds).
+(a complexity, "in linear time", a time limit in seconds) or asks in so many words for an
+efficient answer ("write a function to efficiently compute"). There a trial that gives no answer
+within the witness's limit, where the reference answers at once, fails a stated requirement.
 """
 
 from __future__ import annotations
@@ -11,15 +13,18 @@ import re
 
 _TIME_BOUND = re.compile(
     r"\bO\(\s*[\w\s^*+/-]*\)|\b(?:linear|logarithmic|constant|polynomial) time\b"
-    r"|\bwithin \d+(?:\.\d+)?\s*(?:ms|milliseconds?|s|seconds?)\b|\btime limit\b", re.I)
+    r"|\bwithin \d+(?:\.\d+)?\s*(?:ms|milliseconds?|s|seconds?)\b|\btime limit\b"
+    r"|\befficiently\b|\bbe efficient\b|\befficient (?:function|algorithm|solution|implementation|code|program)\b",
+    re.I)
 
 TIMING_MARK = "_within("  # how the offline author's witnesses state a time limit
 
 
 def states_time_bound(prompt: str) -> bool:
-    """Whether P states how fast an answer must come (then a timeout is a failure like any other)."""
+    """Whether P states how fast an answer must come (then a timeout fails a stated requirement)."""
     return _TIME_BOUND.search(prompt) is not None
 
 
 def is_timing_witness(code: str) -> bool:
     return TIMING_MARK in code
+

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 
-from textual.widgets import DataTable, Input, TextArea
+from textual.widgets import DataTable, Input, Select, Static, TextArea
 
 from store import Store
 from testjack_tui.app.app import TestJackApp
 from testjack_tui.app.screens.manual import ManualWitnessScreen
 from testjack_tui.app.screens.trials import PAGE, TrialsScreen
+from testjack_tui.model import Verdict, VerdictRecord
 
 from .helpers import settle
 
@@ -30,6 +31,33 @@ async def test_a_run_of_5000_trials_opens_one_page_and_pages_on(big_store):
             await pilot.press("pagedown")
         await settle(pilot)
         assert table.row_count >= 2 * PAGE and table.cursor_row > PAGE
+
+
+async def test_the_refutation_filter_pages_a_big_run_and_counts_what_it_shows(big_store):
+    store = Store(big_store)
+    refuted = [f"trial-{i:05d}" for i in range(1, 5000, 3) if i % 4 == 1]  # passing trials only
+    hacks = [f"trial-{i:05d}" for i in range(2, 5000, 3) if i % 5 == 2]
+    store.set_verdicts([VerdictRecord("big", t, Verdict.REFUTED) for t in refuted]
+                       + [VerdictRecord("big", t, Verdict.REWARD_HACK) for t in hacks])
+    store.close()
+    wanted = sorted(refuted + hacks)
+    assert len(wanted) > PAGE  # more than one page: paged by the store, not in the screen
+    app = TestJackApp(big_store, run_id="big")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#f-verdict", Select).value = "refuting"
+        await settle(pilot)
+        table = screen.query_one("#trials", DataTable)
+        assert screen.total == len(wanted) and table.row_count == PAGE
+        line = screen.query_one("#filter-summary", Static).render().plain
+        assert line == (f"shown: {len(wanted)} of 5000 trials (refuted or reward hack) · {len(refuted)} refuted · "
+                        f"{len(hacks)} reward hack")
+        assert screen.query_one("#trials-status", Static).render().plain.startswith(f"{PAGE} of {len(wanted)} trial(s)")
+        await pilot.press("ctrl+end")  # the next page comes from the store, still filtered
+        await settle(pilot)
+        assert table.row_count == min(2 * PAGE, len(wanted))
+        assert [r.id for r in screen.rows] == wanted[: table.row_count]
 
 
 async def test_an_audit_runs_in_the_background_with_progress(demo_store):

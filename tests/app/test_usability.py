@@ -333,13 +333,57 @@ async def test_rerun_updates_every_row_it_ran(demo_store):
         outcomes = trial.query_one("#witness-outcomes", DataTable)
         worlds = column(outcomes, "world")
         assert column(outcomes, "outcome")[worlds.index("c1 (this trial)")] == "↻ fail"
-        assert column(outcomes, "runs")[worlds.index("c1 (this trial)")].startswith("rerun ")
+        runs = column(outcomes, "runs")[worlds.index("c1 (this trial)")]
+        assert runs.startswith("rerun ") and runs.endswith("; was pass")
         assert column(outcomes, "outcome")[worlds.index("c2")] == "fail"  # not rerun: the stored outcome
         await pilot.press("X")  # every passing trial: every row it ran changes
         await settle(pilot)
         assert column(outcomes, "outcome")[worlds.index("c2")].startswith("↻")
         assert column(outcomes, "outcome")[worlds.index("c3")].startswith("↻")
         assert cell(matrix, row, "others").endswith("fail")
+
+
+@pytest.mark.slow
+async def test_a_rerun_is_stored_and_fills_a_witness_never_run_on_the_trial(demo_store):
+    from testjack_tui.model import AuthorKind, Origin, RequirementKind, Witness, WitnessStatus
+
+    store = Store(demo_store)
+    code = ("from listkit.chunk import chunk\n\n\ndef test_lists_back():\n"
+            "    assert chunk(range(5), 2) == [[0, 1], [2, 3], [4]]\n")
+    store.put_witness(Witness(  # validated by hand: no result on any world yet
+        id="w-new", run_id="demo", task_id="chunk", requirement="pieces are lists",
+        requirement_kind=RequirementKind.EXPLICIT, origin=Origin.MANUAL, author=AuthorKind.OFFLINE, code=code,
+        path="tests/test_testjack_w_new.py", status=WitnessStatus.VALIDATED))
+    store.close()
+    app = TestJackApp(demo_store, run_id="demo")
+    async with app.run_test(size=WIDE) as pilot:
+        trial = await open_trial(pilot, "c2")
+        await pilot.press("4")
+        matrix = trial.query_one("#witnesses", DataTable)
+        matrix.move_cursor(row=column(matrix, "witness").index("w-new"))
+        await pilot.pause()
+        row = column(matrix, "witness").index("w-new")
+        assert [cell(matrix, row, c) for c in ("ref", "this trial", "others")] == ["—", "—", "—"]
+        await pilot.press("X")  # the reference and every passing trial of the task
+        await settle(pilot)
+        row = column(matrix, "witness").index("w-new")
+        # c1 returns ranges, c2 lists, c3 one piece
+        assert [cell(matrix, row, c) for c in ("ref", "this trial", "others")] == [
+            "↻ pass", "↻ pass", "2/2 fail"]
+        outcomes = trial.query_one("#witness-outcomes", DataTable)
+        worlds = column(outcomes, "world")
+        assert column(outcomes, "outcome")[worlds.index("c1")] == "↻ fail"
+        assert column(outcomes, "runs")[worlds.index("c1")].endswith("; not run before")
+        assert any("stored; verdicts recomputed" in m for m in messages(app))
+        await pilot.press("escape")
+        await settle(pilot)
+        again = await open_trial(pilot, "c1")  # a new screen reads the stored results
+        await pilot.press("4")
+        matrix = again.query_one("#witnesses", DataTable)
+        row = column(matrix, "witness").index("w-new")
+        assert [cell(matrix, row, c) for c in ("ref", "this trial")] == ["pass", "fail"]
+        await pilot.press("5")  # and the verdicts were recomputed from them
+        assert "refuting witnesses: w-iterable, w-new" in text_of(again.query_one("#verdict-detail", Static))
 
 
 # ---------------------------------------------------------------------- help and discoverability

@@ -11,8 +11,9 @@ the defective sample fails has rho = 1/2 and refutes it):
   in P or the reference makes 1 a case of its own, so no witness may refute on it.
 - ``pairs(n)``: the slow sample is right but quadratic; on a ten-times larger input it does not
   answer where the reference answers at once. Slowness is not wrongness: that is a ``slow``
-  finding, not a refutation, unless P states a time bound (``fast_pairs``: "in O(1) time"), where
-  the witness states a time limit and refutes.
+  finding, not a refutation, unless P states a time bound (``fast_pairs``: "in O(1) time") or
+  asks for an efficient answer (``trib``), where the witness states a time limit and refutes.
+  Task analysis alone times every trial too, on its stress witness.
 """
 
 import json
@@ -56,6 +57,23 @@ PROBLEMS = [
     },
 ]
 
+# P asks for an efficient answer: a trial that gives none in time fails a stated requirement
+TRIB = {
+    "task_id": "Edge/5",
+    "entry_point": "trib",
+    "prompt": ('def trib(n: int) -> int:\n    """Please write a function to efficiently compute the n-th element of the '
+               'sequence trib(0) = trib(1) = 0, trib(2) = 1, trib(n) = trib(n-1) + trib(n-2) + trib(n-3).\n'
+               '    >>> trib(5)\n    4\n    """\n'),
+    "canonical_solution": "    a, b, c = 0, 0, 1\n    if n < 2:\n        return 0\n    for _ in range(n - 2):\n        a, b, c = b, c, a + b + c\n    return c\n",
+    "test": "def check(candidate):\n    assert candidate(2) == 1\n    assert candidate(10) == 81\n",
+}
+TRIB_SAMPLES = [
+    {"id": "trib-ok", "task_id": "Edge/5",
+     "completion": "    t = [0, 0, 1]\n    for i in range(3, n + 1):\n        t.append(t[-1] + t[-2] + t[-3])\n    return t[n] if n >= 0 else 0\n"},
+    {"id": "trib-slow", "task_id": "Edge/5",
+     "completion": "    if n < 2:\n        return 0\n    if n == 2:\n        return 1\n    return trib(n - 1) + trib(n - 2) + trib(n - 3)\n"},
+]
+
 SAMPLES = [
     {"id": "tri-ok", "task_id": "Edge/0", "completion": "    return n * (n + 1) // 2\n"},
     {"id": "tri-bad", "task_id": "Edge/0",
@@ -76,8 +94,8 @@ SAMPLES = [
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory):
     folder = tmp_path_factory.mktemp("edge")
-    (folder / "problems.jsonl").write_text("".join(json.dumps(p) + "\n" for p in PROBLEMS))
-    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in SAMPLES))
+    (folder / "problems.jsonl").write_text("".join(json.dumps(p) + "\n" for p in [*PROBLEMS, TRIB]))
+    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in [*SAMPLES, *TRIB_SAMPLES]))
     store = Store(folder / "testjack.db")
     run_id = import_path(store, folder).run_id
     options = AuditOptions(mode="per-trial", author="offline", workers=2, evidence=False)
@@ -131,6 +149,19 @@ def test_a_trial_that_never_answers_is_refuted_where_the_prompt_states_a_time_bo
     assert "TimeoutError" in results["fast-slow"].log or "no result within" in results["fast-slow"].log
 
 
+def test_a_trial_that_gives_no_answer_in_time_is_refuted_where_the_prompt_asks_for_efficiency(audited):
+    store, run_id = audited
+    verdicts = store.list_verdicts(run_id)
+    assert verdicts["trib-ok"].verdict == Verdict.SOUND
+    assert verdicts["trib-slow"].verdict == Verdict.REFUTED
+    timed = {w.id: w for w in _validated(store, run_id, "Edge/5") if "_within(" in w.code}
+    refuting = [timed[i] for i in verdicts["trib-slow"].witnesses if i in timed]
+    assert refuting, "no timing witness refutes the exponential trial"
+    assert all(str(w.classification) == "explicit" and not w.slow_only for w in refuting)
+    # it is slow as well as refuted: the finding says so, with the reference's time
+    assert [e for e in store.list_evidence(run_id, "trib-slow") if str(e.kind) == "slow"]
+
+
 FACTORS = {
     "task_id": "Edge/4",
     "entry_point": "prime_factors",
@@ -173,3 +204,67 @@ def test_task_analysis_keeps_the_frontier_rule(analysed):
     assert verdicts["pf-one"] == Verdict.SOUND and verdicts["pf-ok"] == Verdict.SOUND
     assert not any("prime_factors(1)" in w.code or "prime_factors(0)" in w.code
                    for w in _validated(store, run_id, "Edge/4"))
+
+
+@pytest.fixture(scope="module")
+def stressed(tmp_path_factory):
+    """Task analysis alone (no trial audited): its stress witness is all that can time the trials."""
+    folder = tmp_path_factory.mktemp("edge-stress")
+    (folder / "problems.jsonl").write_text(json.dumps(PROBLEMS[2]) + "\n")
+    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in SAMPLES[4:6]))
+    store = Store(folder / "testjack.db")
+    run_id = import_path(store, folder).run_id
+    options = AuditOptions(mode="task-analysis", author="offline", workers=2, evidence=False)
+    assert Audit(store, run_id, options).execute() == "done"
+    return store, run_id
+
+
+def test_task_analysis_times_every_trial_on_a_size_scaled_input(stressed):
+    store, run_id = stressed
+    stress = [w for w in _validated(store, run_id, "Edge/2") if "_within(" in w.code]
+    assert stress and all(w.slow_only and not w.refutes for w in stress)
+    timed_out = [w for w in stress if str(store.witness_results(w.id)["pairs-slow"].outcome) != "pass"]
+    assert timed_out, "no stress witness times out on the quadratic trial"
+    slow = [e for e in store.list_evidence(run_id, "pairs-slow") if str(e.kind) == "slow"]
+    assert slow and any(w.id in slow[0].detail for w in timed_out)
+    assert not [e for e in store.list_evidence(run_id, "pairs-ok") if str(e.kind) == "slow"]
+    verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+    assert verdicts["pairs-slow"] != Verdict.REFUTED
+
+
+@pytest.fixture(scope="module")
+def stressed_recursion(tmp_path_factory):
+    """Task analysis alone on a task whose slow trial recurses exponentially, once per unit of n."""
+    folder = tmp_path_factory.mktemp("edge-stress-recursion")
+    (folder / "problems.jsonl").write_text(json.dumps(TRIB) + "\n")
+    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in TRIB_SAMPLES))
+    store = Store(folder / "testjack.db")
+    run_id = import_path(store, folder).run_id
+    options = AuditOptions(mode="task-analysis", author="offline", workers=2, evidence=False)
+    assert Audit(store, run_id, options).execute() == "done"
+    return store, run_id
+
+
+def test_a_stress_witness_within_the_recursion_limit_times_an_exponential_recursion(stressed_recursion):
+    store, run_id = stressed_recursion
+    stress = [w for w in _validated(store, run_id, "Edge/5") if "_within(" in w.code]
+    # on the largest input the recursive trial stops at once (RecursionError: an answer in time);
+    # the smaller one inside the recursion limit is where its exponential time shows
+    shallow = [w for w in stress if store.witness_results(w.id)["trib-slow"].outcome != "pass"]
+    assert shallow, "no stress witness times out on the exponential trial"
+    assert all(str(store.witness_results(w.id)["trib-ok"].outcome) == "pass" for w in stress)
+    slow = [e for e in store.list_evidence(run_id, "trib-slow") if str(e.kind) == "slow"]
+    assert slow and any(w.id in slow[0].detail for w in shallow)
+    verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+    assert verdicts["trib-slow"] == Verdict.REFUTED  # P asks for an efficient answer
+
+
+def test_the_largest_size_scaled_input_also_states_the_reference_result(stressed_recursion):
+    store, run_id = stressed_recursion
+    sized = [w for w in _validated(store, run_id, "Edge/5")
+             if "_within(" not in w.code and "scaled up in size" in w.code]
+    assert len(sized) == 1
+    results = store.witness_results(sized[0].id)
+    # the recursive trial stops there with a RecursionError: a wrong answer, not slowness
+    assert str(results["trib-slow"].outcome) == "fail" and "trib(n - 1)" in results["trib-slow"].log
+    assert str(results["trib-ok"].outcome) == "pass"

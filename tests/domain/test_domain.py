@@ -60,6 +60,11 @@ def test_properties_of_integers_and_brackets():
     assert ("predicate", "n is not a prime") in _read("Assume n > 1 and is not a prime.", n={"int"})
     assert not _read("Return true if n is a prime.", n={"int"})  # deciding it is the task
     assert ("balanced", "the brackets in s are balanced") in _read("The groups in s are balanced.", s={"str"})
+    # a list is balanced in brackets only where the sentence speaks of brackets: "it's balanced"
+    # may say the list reads the same both ways, and no list of numbers holds a bracket
+    assert not _read("# it's balanced, but 3+2+3 is more than the maximum weight.", q={"list"}, w={"int"})
+    assert ("balanced", "the brackets in lst are balanced") in _read(
+        "The strings in lst are made of parentheses and are balanced.", lst={"list"})
 
 
 def test_the_case_of_letters():

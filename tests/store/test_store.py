@@ -152,6 +152,14 @@ def test_every_record_reads_back_as_it_was_written(tmp_path: Path) -> None:
                             ruling_id=ruling.id, witnesses=["w-back"])
     s.set_verdicts([verdict])
     assert dataclasses.replace(s.get_verdict("mini", trial.id), updated_at="") == verdict
+    row = next(r for r in s.list_trials("mini") if r.id == trial.id)  # the trial table reads the same verdict
+    assert (row.verdict, row.verdict_source, row.ruling_id, row.reviewed) == ("refuted", "analyst", ruling.id, False)
+
+    audit = s.start_audit("mini", "full", "offline", 7, 2, "local")  # schema 4: who runs it, how far it got
+    s.audit_progress(audit, 3, 8, "witnesses")
+    (kept,) = s.list_audits("mini")
+    assert (kept["pid"] > 0, bool(kept["host"]), kept["done"], kept["total"], kept["phase"], bool(kept["heartbeat"])) \
+        == (True, True, 3, 8, "witnesses", True)
 
     call = LLMCall("mini", trial.id, task.id, "gpt", "witness", 10, 20, 0.5, 1.5, "ok", transcript="hi",
                    created_at="2026-01-02T03:04:05+00:00")
@@ -184,6 +192,20 @@ def test_trials_list_by_verdict_with_paging_and_search(tmp_path: Path) -> None:
     assert s.count_trials("mini") == 4
     assert s.count_trials("mini", verdict="unaudited", sort="model") == 3
     assert s.count_trials("mini", search="model-c") == 1
+
+
+def test_trials_list_by_a_set_of_verdicts_pages_and_counts_in_sql(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.db")
+    import_path(s, MINI)
+    s.set_verdicts([VerdictRecord("mini", "chunk-t1", Verdict.REFUTED),
+                    VerdictRecord("mini", "chunk-t3", Verdict.REWARD_HACK)])
+    refuting = {"refuted", "reward_hack"}
+    assert [r.id for r in s.list_trials("mini", verdicts=refuting)] == ["chunk-t1", "chunk-t3"]
+    assert s.count_trials("mini", verdicts=refuting) == 2
+    assert [r.id for r in s.list_trials("mini", verdicts=refuting, limit=1, offset=1)] == ["chunk-t3"]
+    assert [r.id for r in s.list_trials("mini", verdicts=refuting, search="model-c")] == ["chunk-t3"]
+    assert s.count_trials("mini", verdicts=("reward_hack", "not_passing")) == 2
+    assert s.count_trials("mini", verdicts=()) == 0  # an empty set selects nothing
 
 
 def test_lists_the_console_shows_use_indexes(tmp_path: Path) -> None:

@@ -43,7 +43,8 @@ PURPOSE = {
         "null world and this trial, and how many other passing trials fail it. The highlighted one's "
         "detail lists every passing trial of the task with its outcome and runs; Enter on one opens "
         "that trial (Escape comes back). `x` reruns it on the reference and this trial, `X` on every "
-        "passing trial: the rows it ran show the new outcome, marked ↻.\n"
+        "passing trial: the new outcomes are stored and the verdicts recomputed; the rows it ran show "
+        "them, marked ↻.\n"
         "5. **Verdict**: the verdict, its source (`auto` with its rule, or `analyst` with the ruling), "
         "and every ruling that touches the trial; `u` undoes the highlighted one, with a reason."),
     "RulingsScreen": (
@@ -75,9 +76,10 @@ in the palette (which also says whether an interrupted audit resumes by itself),
 """
 
 MARKS = """\
-**Outcomes**: `pass`, `fail`, `error`; `—` not run there; `↻` a rerun of this session (not stored).
+**Outcomes**: `pass`, `fail`, `error`; `—` not run there; `↻` a rerun of this session (stored).
 **Domain**: `in` the input lies in the task's domain; `outside` or `unplaced`: the witness refutes
-nothing, however it fails. **Verdict source**: `auto` (a rule) or `analyst, ruling #N`.
+nothing, however it fails. **Verdict source**: `auto` (a rule) or `analyst, ruling #N` (an override,
+or a witness ruling that changed the verdict).
 """
 
 

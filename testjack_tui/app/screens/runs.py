@@ -100,6 +100,9 @@ class RunsScreen(Screen):
         interrupted = self.app.interrupted.get(run_id)
         if job is not None and job.status == "running":
             return f"{100 * job.fraction:.0f}% {job.progress.phase if job.progress else 'starting'}"
+        if interrupted is not None and interrupted.elsewhere:
+            at = f"{interrupted.percent}% " if interrupted.percent is not None else ""
+            return f"{at}running in another process"
         if interrupted is not None:
             at = f" at {interrupted.percent}%" if interrupted.percent is not None else ""
             return theme_text(self.app, f"interrupted{at}: a resumes", "warning", bold=True)

@@ -1,14 +1,15 @@
 """One trial under review: prompt, checklist and input domain, the two diffs, evidence, witnesses, verdict.
 
 Everything is read in one thread worker when the screen opens (and again after a ruling or a
-rerun); the witness pane reruns a witness with ``replay_witness`` in its own worker, and ruling a
-domain constraint wrong runs in a worker too (``rule_constraint_with_form``).
+rerun); the Witnesses tab (``trial_witnesses``) reruns a witness in its own worker, and ruling a
+domain constraint wrong runs in a worker too (``rule_constraint_with_form``). The Prompt tab's
+drawing is in ``trial_prompt``.
 
 Keys work whatever has focus: the tab keys are priority bindings, and switching tabs moves the
 focus into the new tab (a focused widget left behind in a hidden tab would pull the tabs back).
 
-This module holds the layout, the keys and what they do; the rows and texts the tabs show are
-built from ``TrialData`` in ``trial_panes`` and, for the Witnesses tab, ``trial_matrix``.
+This module holds the layout, the keys and what they do; the head line and the Evidence and
+Verdict tabs' rows and texts are built from ``TrialData`` in ``trial_panes``.
 """
 
 from __future__ import annotations
@@ -31,14 +32,20 @@ from textual.widgets import (
     TextArea,
 )
 
-from testjack_tui.app.checklist import LEGEND, ChecklistRow, build_checklist
+from testjack_tui.app.checklist import LEGEND, ChecklistRow
 from testjack_tui.app.messages import StoreChanged
-from testjack_tui.app.screens import trial_matrix as matrix
 from testjack_tui.app.screens import trial_panes as panes
 from testjack_tui.app.screens.override import override_with_form
 from testjack_tui.app.screens.trial_data import TrialData, read_trial
+from testjack_tui.app.screens.trial_prompt import PromptTab
+from testjack_tui.app.screens.trial_witnesses import (
+    MATRIX_COLUMNS,
+    MATRIX_LEGEND,
+    OUTCOME_COLUMNS,
+    Rerun,
+    WitnessMatrix,
+)
 from testjack_tui.app.widgets.diff_view import DiffView
-from testjack_tui.app.widgets.domain import constraint_detail, domain_title
 from testjack_tui.app.widgets.verdict import HELP_BINDINGS, add_keyed
 from testjack_tui.app.workers import load
 from testjack_tui.model import Evidence, EvidenceKind
@@ -49,7 +56,7 @@ TAB_FOCUS = {"tab-prompt": "#requirements", "tab-diff": "#diff", "tab-evidence":
              "tab-witnesses": "#witnesses", "tab-verdict": "#trial-rulings"}
 
 
-class TrialScreen(Screen):
+class TrialScreen(PromptTab, WitnessMatrix, Screen):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     BINDINGS = [
         *HELP_BINDINGS,
@@ -92,8 +99,8 @@ class TrialScreen(Screen):
         self.constraint_id: str | None = None
         self.checklist: list[ChecklistRow] = []
         self.checklist_key: str | None = None
-        # reruns of this session, not kept in the store: witness id -> world -> (outcome, detail)
-        self.reruns: dict[str, dict[str, tuple[str, str]]] = {}
+        # reruns of this session (stored, and marked ↻ here): witness id -> world -> the rerun
+        self.reruns: dict[str, dict[str, Rerun]] = {}
         self.outcome_rows: list[str] = []  # the worlds of the witness detail's rows, in order
 
     def compose(self) -> ComposeResult:
@@ -120,7 +127,7 @@ class TrialScreen(Screen):
             with TabPane("4 Witnesses", id="tab-witnesses"):
                 with Vertical(id="witness-pane"):
                     yield DataTable(id="witnesses", cursor_type="row")
-                    yield Static(matrix.LEGEND, id="witness-legend", classes="legend")
+                    yield Static(MATRIX_LEGEND, id="witness-legend", classes="legend")
                     with Container(id="witness-detail", classes="split"):
                         with VerticalScroll(id="witness-info"):
                             # which trials fail it first: the matrix's row above says which witness
@@ -138,11 +145,11 @@ class TrialScreen(Screen):
 
     def on_mount(self) -> None:
         self.title = f"Trial {self.trial_id}"
-        add_keyed(self.query_one("#requirements", DataTable), *panes.CHECKLIST_COLUMNS)
-        add_keyed(self.query_one("#domain", DataTable), *panes.DOMAIN_COLUMNS)
+        add_keyed(self.query_one("#requirements", DataTable), "kind", "T0", "this trial", "witnesses", "requirement")
+        add_keyed(self.query_one("#domain", DataTable), "constraint", "ruling", "from", "kind", "broken by", "source")
         add_keyed(self.query_one("#evidence", DataTable), *panes.EVIDENCE_COLUMNS)
-        add_keyed(self.query_one("#witnesses", DataTable), *matrix.COLUMNS)
-        add_keyed(self.query_one("#witness-outcomes", DataTable), *matrix.OUTCOME_COLUMNS)
+        add_keyed(self.query_one("#witnesses", DataTable), *MATRIX_COLUMNS)
+        add_keyed(self.query_one("#witness-outcomes", DataTable), *OUTCOME_COLUMNS)
         add_keyed(self.query_one("#trial-rulings", DataTable), *panes.RULING_COLUMNS)
         code = self.query_one("#witness-code", TextArea)
         try:
@@ -173,63 +180,6 @@ class TrialScreen(Screen):
         self._show_witnesses(data)
         self._show_verdict(data)
 
-    def _outcomes(self, data: TrialData) -> dict[str, dict[str, str]]:
-        return {wid: {k: str(r.outcome) for k, r in res.items()} for wid, res in data.results.items()}
-
-    def _show_checklist(self, data: TrialData) -> None:
-        rows = build_checklist(data.task, data.requirements, data.witnesses, self._outcomes(data),
-                               data.trial.id, data.passing, data.verdict.witnesses)
-        self.checklist = rows
-        table = self.query_one("#requirements", DataTable)
-        keep = self.checklist_key
-        table.clear()
-        for r in rows:
-            table.add_row(*panes.checklist_cells(self.app, r), key=r.key)
-        self.query_one("#checklist-title", Static).update(panes.checklist_title(rows))
-        keys = [r.key for r in rows]
-        if keys:
-            target = keep if keep in keys else panes.first_requirement(rows)
-            table.move_cursor(row=keys.index(target))
-            self._show_checklist_row(target)
-        else:
-            self.query_one("#checklist-detail", Static).update(Text(panes.NO_REQUIREMENTS, style="dim"))
-
-    def _show_checklist_row(self, key: str) -> None:
-        row = next((r for r in self.checklist if r.key == key), None)
-        if row is None:
-            return
-        self.checklist_key = key
-        self.query_one("#checklist-detail", Static).update(panes.checklist_detail(row))
-
-    def _show_domain(self, data: TrialData) -> None:
-        table = self.query_one("#domain", DataTable)
-        keep = self.constraint_id
-        table.clear()
-        domain = data.task.domain
-        broken = panes.breakers_by_constraint(data)
-        for c in domain:
-            table.add_row(*panes.domain_cells(self.app, c, data.wrong.get(c.id), broken.get(c.id, [])), key=c.id)
-        self.query_one("#domain-title", Static).update(domain_title(domain, data.wrong))
-        ids = [c.id for c in domain]
-        if ids:
-            target = keep if keep in ids else ids[0]
-            table.move_cursor(row=ids.index(target))
-            self._show_constraint(target)
-        else:
-            self.constraint_id = None
-            self.query_one("#constraint-detail", Static).update(Text(panes.NO_DOMAIN, style="dim"))
-
-    def _show_constraint(self, constraint_id: str) -> None:
-        if self.data is None:
-            return
-        c = self.data.constraint(constraint_id)
-        if c is None:
-            return
-        self.constraint_id = c.id
-        breakers = [w.id for w in self.data.witnesses if c.id in w.breaks]
-        self.query_one("#constraint-detail", Static).update(
-            constraint_detail(self.app, c, self.data.wrong.get(c.id), breakers))
-
     def _show_evidence(self, data: TrialData) -> None:
         table = self.query_one("#evidence", DataTable)
         table.clear()
@@ -245,50 +195,6 @@ class TrialScreen(Screen):
         if self.data is None or not 0 <= index < len(self.data.evidence):
             return
         self.query_one("#evidence-detail", Static).update(panes.evidence_detail(self.app, self.data.evidence[index]))
-
-    def _show_witnesses(self, data: TrialData) -> None:
-        table = self.query_one("#witnesses", DataTable)
-        keep = self.witness_id
-        table.clear()
-        for w in data.witnesses:
-            cells = matrix.witness_cells(self.app, data, self.trial_id, w, self.reruns.get(w.id, {}))
-            table.add_row(*cells, key=w.id)
-        ids = [w.id for w in data.witnesses]
-        if ids:
-            target = keep if keep in ids else matrix.first_witness(data)
-            table.move_cursor(row=ids.index(target))
-            self._show_witness(target)
-        else:
-            self.witness_id = None
-            self.query_one("#witness-head", Static).update(Text(matrix.NO_WITNESS, style="dim"))
-            self.query_one("#witness-outcomes", DataTable).clear()
-            self.query_one("#witness-code", TextArea).load_text("")
-            self.query_one("#witness-log", Static).update("")
-
-    def _show_witness(self, witness_id: str) -> None:
-        if self.data is None:
-            return
-        w = next((x for x in self.data.witnesses if x.id == witness_id), None)
-        if w is None:
-            return
-        self.witness_id = w.id
-        self.query_one("#witness-head", Static).update(matrix.witness_head(self.app, self.data, self.trial_id, w))
-        self.query_one("#witness-code", TextArea).load_text(w.code)
-        self._show_witness_outcomes(w.id)
-        self.query_one("#witness-log", Static).update(matrix.witness_log(self.data, self.trial_id, w.id))
-
-    def _show_witness_outcomes(self, wid: str) -> None:
-        """The highlighted witness on the reference, the null world and every passing trial of the task."""
-        assert self.data is not None
-        outcomes = self.query_one("#witness-outcomes", DataTable)
-        keep = outcomes.cursor_row
-        outcomes.clear()
-        reruns = self.reruns.get(wid, {})
-        self.outcome_rows = matrix.outcome_worlds(self.data, self.trial_id)
-        for world in self.outcome_rows:
-            outcomes.add_row(*matrix.outcome_cells(self.app, self.data, self.trial_id, wid, world, reruns), key=world)
-        if self.outcome_rows:
-            outcomes.move_cursor(row=min(keep, len(self.outcome_rows) - 1))
 
     def _show_verdict(self, data: TrialData) -> None:
         self.query_one("#verdict-detail", Static).update(panes.verdict_detail(self.app, data))
@@ -413,45 +319,6 @@ class TrialScreen(Screen):
         from testjack_tui.app.screens.rulings import rule_constraint_with_form
 
         rule_constraint_with_form(self, self.run_id, c.id, c.text)
-
-    def action_rerun(self) -> None:
-        self._rerun(every_trial=False)
-
-    def action_rerun_all(self) -> None:
-        self._rerun(every_trial=True)
-
-    def _rerun(self, every_trial: bool) -> None:
-        if not self.witness_id:
-            self.notify("no witness highlighted", severity="warning")
-            return
-        from testjack_tui.audit.replay import replay_witness
-
-        wid, trial_id = self.witness_id, self.trial_id
-        where = "every passing trial" if every_trial else trial_id
-        self.notify(f"rerunning {wid} on the reference and {where}…")
-
-        def done(lines: list[tuple[str, str, str]]) -> None:
-            self.reruns.setdefault(wid, {}).update({world: (outcome, detail) for world, outcome, detail in lines})
-            summary = "; ".join(f"{world}: {outcome}" for world, outcome, _ in lines[:6])
-            more = f" and {len(lines) - 6} more" if len(lines) > 6 else ""
-            self.notify(f"rerun of {wid}: {summary}{more}", title="Rerun", timeout=12)
-            self._redraw_witness(wid)
-
-        load(self, f"replay {wid}", lambda store: replay_witness(store, wid, None if every_trial else trial_id), done)
-
-    def _redraw_witness(self, wid: str) -> None:
-        """Every row a rerun touched: the witness's row of the matrix and its detail."""
-        if self.data is None:
-            return
-        w = next((x for x in self.data.witnesses if x.id == wid), None)
-        if w is None:
-            return
-        table = self.query_one("#witnesses", DataTable)
-        cells = matrix.witness_cells(self.app, self.data, self.trial_id, w, self.reruns.get(wid, {}))
-        for column, value in zip(matrix.COLUMNS, cells):
-            table.update_cell(wid, column, value)
-        if self.witness_id == wid:
-            self._show_witness_outcomes(wid)
 
     def action_manual_witness(self) -> None:
         from testjack_tui.app.screens.manual import ManualWitnessScreen

@@ -1,5 +1,6 @@
-"""What the trial screen's head line and its Prompt, Evidence and Verdict tabs say, in cells and
-texts built from ``TrialData``; the screen only puts them in its widgets.
+"""What the trial screen's head line and its Evidence and Verdict tabs say, in cells and texts
+built from ``TrialData``; the screen only puts them in its widgets. (The Prompt tab draws itself in
+``trial_prompt``, the Witnesses tab in ``trial_witnesses``.)
 """
 
 from __future__ import annotations
@@ -9,23 +10,18 @@ from typing import Any
 from rich.text import Text
 from textual.app import App
 
-from testjack_tui.app.checklist import T0_MARKS, ChecklistRow
 from testjack_tui.app.screens.trial_data import TrialData
-from testjack_tui.app.widgets.domain import origin, ruling_text, shorten
+from testjack_tui.app.widgets.domain import shorten
 from testjack_tui.app.widgets.verdict import LABELS, source_text, theme_text, verdict_text
-from testjack_tui.model import Constraint, Evidence, EvidenceKind, Ruling, Verdict
+from testjack_tui.model import Evidence, EvidenceKind, Ruling, Verdict
 
 # Verdicts whose rule says why the audit could not decide: shown beside the verdict wherever it is.
 EXPLAINED = (Verdict.UNAUDITED, Verdict.NOT_REPRODUCED)
 
-CHECKLIST_COLUMNS = ("kind", "T0", "this trial", "witnesses", "requirement")
-DOMAIN_COLUMNS = ("constraint", "ruling", "from", "kind", "broken by", "source")
 EVIDENCE_COLUMNS = ("kind", "detector", "where", "detail", "in prompt")
 RULING_COLUMNS = ("#", "on", "value", "before", "by", "at", "reason")
 
 # What an empty table's detail line says (dim), and why it is empty.
-NO_REQUIREMENTS = "No requirements: the prompt is empty and no witness names one."
-NO_DOMAIN = "No input domain for this task: not built yet, or P and T0 say nothing about the inputs."
 NO_EVIDENCE = ("No evidence for this trial: T0 runs every line it changes, no detector fired and no mutant "
                "survived.")
 NOT_GATHERED = "No evidence for this trial yet: the audit has not looked (a on the trial list audits the run)."
@@ -44,68 +40,6 @@ def head_line(app: App, data: TrialData) -> Text:
         (f": {v.rule}" if v.verdict in EXPLAINED and v.rule else ""),
         ("  reviewed" if t.reviewed else ""),
     )
-
-
-# ---------------------------------------------------------------------- Prompt tab: the checklist
-
-
-def checklist_cells(app: App, r: ChecklistRow) -> list[Any]:
-    """One requirement's row, in the order of ``CHECKLIST_COLUMNS``."""
-    witnesses = (r.witnesses[0] + (f" +{len(r.witnesses) - 1}" if len(r.witnesses) > 1 else "")
-                 if r.witnesses else Text("none", style="dim"))
-    return [r.kind, _t0_text(app, r.t0), _trial_mark(app, r), witnesses, r.text]
-
-
-def _t0_text(app: App, t0: str) -> Text:
-    style = {"yes": "text-success", "partly": "warning", "no": "error"}.get(t0, "text-muted")
-    return theme_text(app, T0_MARKS.get(t0, t0), style, bold=t0 in ("no", "partly"))
-
-
-def _trial_mark(app: App, r: ChecklistRow) -> Text:
-    style = {"pass": "text-success", "fail": "error", "fail-no-refute": "warning"}.get(r.trial_state, "text-muted")
-    return theme_text(app, r.trial, style, bold=r.trial_state == "fail")
-
-
-def checklist_title(rows: list[ChecklistRow]) -> str:
-    counts = {k: sum(1 for r in rows if r.kind == k) for k in ("stated", "input", "example", "not in P")}
-    return (f"Checklist: {counts['stated'] + counts['input']} requirements P states, "
-            f"{counts['example']} examples, {counts['not in P']} not in P")
-
-
-def first_requirement(rows: list[ChecklistRow]) -> str:
-    """The row the checklist opens on: the first requirement this trial breaks, like the matrix's refuting witness."""
-    return next((r.key for r in rows if r.trial_state == "fail"), rows[0].key)
-
-
-def checklist_detail(row: ChecklistRow) -> Text:
-    """The highlighted requirement in full: where it comes from, what T0 and this trial do with it."""
-    parts: list[Any] = [(row.text, "bold"), f"\n{row.kind} · from {row.source if row.source != row.text else 'P'}"]
-    if row.constraints:
-        parts.append(f" · input constraints {', '.join(row.constraints)}")
-    parts += [f"\nT0: {T0_MARKS.get(row.t0, row.t0)}: {row.t0_why}"]
-    parts += [f"\nthis trial: {row.trial_detail}" + (f" (witnesses {', '.join(row.witnesses)})" if row.witnesses
-                                                      else "")]
-    return Text.assemble(*parts)
-
-
-# ---------------------------------------------------------------------- Prompt tab: the input domain
-
-
-def breakers_by_constraint(data: TrialData) -> dict[str, list[str]]:
-    """Constraint id -> the witnesses that break it."""
-    broken: dict[str, list[str]] = {}
-    for w in data.witnesses:
-        for cid in w.breaks:
-            broken.setdefault(cid, []).append(w.id)
-    return broken
-
-
-def domain_cells(app: App, c: Constraint, ruling: Ruling | None, breakers: list[str]) -> list[Any]:
-    """One constraint's row, in the order of ``DOMAIN_COLUMNS``; one ruled wrong is struck through."""
-    return [
-        Text(c.text, style="strike dim" if ruling else ""), ruling_text(app, ruling), origin(c), c.kind,
-        ", ".join(breakers) or Text("none", style="dim"), shorten(c.source, 60),
-    ]
 
 
 # ---------------------------------------------------------------------- Evidence tab
@@ -150,7 +84,7 @@ def verdict_detail(app: App, data: TrialData) -> Text:
         f"\nbenchmark: {data.trial.official}; T0 recomputed: {data.trial.recomputed or 'not yet'}",
         (f"\nerror: {data.trial.error}" if data.trial.error else ""),
         f"\nupdated: {v.updated_at}",
-        ("\n\nu undoes the override that decided it (asks for a reason)" if v.ruling_id else
+        ("\n\nu undoes the ruling that decided it (asks for a reason)" if v.ruling_id else
          "\n\no overrides it (asks for a reason)"),
     )
 

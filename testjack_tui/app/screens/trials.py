@@ -66,7 +66,6 @@ class TrialsScreen(Screen):
         self.pending_find: Callable[[TrialRow], bool] | None = None
         self.facets_loaded = False
         self.malformed: dict[str, str] = {}
-        self.overrides: dict[str, int] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -118,7 +117,6 @@ class TrialsScreen(Screen):
                 counts=verdict_counts(store, run_id, filters) if active else {},
                 malformed={t.id: t.malformed_reason or "the reference fails T0"
                            for t in store.list_tasks(run_id) if t.malformed},
-                overrides={tid: r.id for tid, r in store.effective_rulings(run_id, "trial").items() if r.id},
             )
 
         load(self, "trials page", read, self._show_page)
@@ -141,7 +139,6 @@ class TrialsScreen(Screen):
             table.clear()
             self.total = page.total or 0
             self.malformed = page.malformed
-            self.overrides = page.overrides
         elif page.offset != len(self.rows):
             return  # a stale page of an earlier query
         if page.summary is not None:
@@ -171,7 +168,6 @@ class TrialsScreen(Screen):
         task: Text | str = row.task_id
         if row.task_id in self.malformed:
             task = Text.assemble(row.task_id, " ", theme_text(self.app, "malformed", "warning", bold=True))
-        ruling = self.overrides.get(row.id)
         return [
             Text("✓" if row.reviewed else "", style="bold"),
             row.id,
@@ -179,7 +175,7 @@ class TrialsScreen(Screen):
             row.model,
             row.official,
             verdict_text(self.app, row.verdict),
-            f"analyst #{ruling}" if ruling and row.verdict_source == "analyst" else row.verdict_source,
+            f"analyst #{row.ruling_id}" if row.ruling_id and row.verdict_source == "analyst" else row.verdict_source,
             str(row.evidence) if row.evidence else "",
         ]
 
@@ -210,12 +206,16 @@ class TrialsScreen(Screen):
         progress = self.query_one("#audit-progress", ProgressBar)
         status = self.query_one("#audit-status", Static)
         running = job is not None and job.status in ("running", "cancelling")
+        elsewhere = interrupted is not None and bool(interrupted.elsewhere)
         bar.display = running or interrupted is not None or (job is not None and bool(job.summary))
-        progress.display = running
+        progress.display = running or (elsewhere and interrupted.percent is not None)
         if running:
             progress.update(total=max(job.progress.total if job.progress else 1, 1),
                             progress=job.progress.done if job.progress else 0)
             status.update(f"audit {job.status}: {job.describe()}  (C cancels; finished steps stay)")
+        elif elsewhere:
+            progress.update(total=100, progress=interrupted.percent or 0)
+            status.update(interrupted.describe())
         elif interrupted is not None:
             status.update(theme_text(self.app, interrupted.describe(), "warning", bold=True))
         elif job is not None and job.summary:

@@ -2,9 +2,7 @@
 and the header lines that describe the run and the filtered selection. No widgets here.
 
 The verdict filter offers "refuted or reward hack" (every refutation, as the run's summary counts
-them). The store filters on one verdict at a time, so that choice reads the trials the other
-filters select and keeps the refuting ones here; a store query for several verdicts would page it
-in SQL.
+them): the store selects, counts and pages a set of verdicts in SQL like a single one.
 """
 
 from __future__ import annotations
@@ -30,7 +28,9 @@ class Filters:
     sort: str = "seq"
 
     def query(self) -> dict[str, Any]:
-        return dict(verdict=self.verdict, task=self.task, model=self.model,
+        """The store's filters (``list_trials``): "refuted or reward hack" is a set of verdicts."""
+        verdict = dict(verdicts=REFUTING) if self.verdict == REFUTING_CHOICE else dict(verdict=self.verdict)
+        return dict(**verdict, task=self.task, model=self.model,
                     evidence_kind=self.evidence_kind, search=self.search or None, sort=self.sort)
 
     def active(self) -> bool:
@@ -48,21 +48,16 @@ class Filters:
 
 
 def read_page(store, run_id: str, filters: dict[str, Any], offset: int, limit: int) -> tuple[list[TrialRow], int]:
-    """One page of trials and how many the filters select in all."""
-    if filters.get("verdict") != REFUTING_CHOICE:
-        return (store.list_trials(run_id, offset=offset, limit=limit, **filters),
-                store.count_trials(run_id, **filters) if offset == 0 else -1)
-    rest = {**filters, "verdict": None}
-    every = store.list_trials(run_id, offset=0, limit=max(store.count_trials(run_id, **rest), 1), **rest)
-    refuting = [r for r in every if r.verdict in REFUTING]
-    return refuting[offset: offset + limit], len(refuting)
+    """One page of trials and how many the filters select in all (-1 past the first page)."""
+    return (store.list_trials(run_id, offset=offset, limit=limit, **filters),
+            store.count_trials(run_id, **filters) if offset == 0 else -1)
 
 
 def verdict_counts(store, run_id: str, filters: dict[str, Any]) -> dict[str, int]:
     """How many of the trials the filters select have each verdict (for the header)."""
-    wanted = filters.get("verdict")
-    verdicts = (REFUTING if wanted == REFUTING_CHOICE else (wanted,) if wanted else tuple(v.value for v in Verdict))
-    return {v: store.count_trials(run_id, **{**filters, "verdict": v}) for v in verdicts}
+    wanted = filters.get("verdicts") or ((filters["verdict"],) if filters.get("verdict") else [v.value for v in Verdict])
+    rest = {k: v for k, v in filters.items() if k not in ("verdict", "verdicts")}
+    return {v: store.count_trials(run_id, verdict=v, **rest) for v in wanted}
 
 
 @dataclass
@@ -74,7 +69,6 @@ class Page:
     facets: dict[str, list[str]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)  # verdict -> trials, under the filters
     malformed: dict[str, str] = field(default_factory=dict)  # task id -> why it is malformed
-    overrides: dict[str, int] = field(default_factory=dict)  # trial id -> the ruling that set its verdict
 
 
 def summary_line(s: RunSummary) -> str:

@@ -4,8 +4,9 @@ No network, no model: everything it proposes is a plain pytest file that states 
 expected result, and every expectation is either written in P or produced by the reference in its
 own world. The engine then certifies each candidate on the reference (3 of 3) as for any author.
 
-- ``analyse_task`` (no trial): P's examples that T0 does not already check (explicit), and T0's
-  calls with mutated literals whose results the reference gives (implicit unless P states them).
+- ``analyse_task`` (no trial): P's examples that T0 does not already check (explicit), T0's
+  calls with mutated literals whose results the reference gives (implicit unless P states them),
+  and up to two stress witnesses per function: size-scaled inputs under a time limit (``stress_inputs``).
 - ``audit_trial``: the same examples when the trial gets them wrong, and differential probes of
   the functions both the reference and the trial change; each divergence becomes the smallest
   diverging call with the reference's result, at most ``per_function`` per function.
@@ -30,7 +31,7 @@ from testjack_tui.authors.offline.calls import CallArgs, literal_ok, seed_number
 from testjack_tui.authors.offline.examples import Example
 from testjack_tui.authors.offline.inputs import plan_inputs
 from testjack_tui.authors.offline.mutation import mutations
-from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, run_probe, slower
+from testjack_tui.authors.offline.probe import CALL_LIMIT_S, SLOW_FACTOR, Outcome, diverges, run_probe, slower
 from testjack_tui.authors.offline.signatures import Access, Target, module_access, shared_targets
 from testjack_tui.authors.offline.task_view import TaskView, existing_calls, input_shape, witness_calls
 from testjack_tui.authors.offline.witnesses import Spec, call_key, render, requirement_text, shorten
@@ -39,6 +40,7 @@ from testjack_tui.domain.timing import states_time_bound
 from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Requirement, RequirementKind
 
 WITNESS_DEADLINE_S = 5.0  # what a timeout witness allows: the reference answered in 1/20 s or less
+STRESS_POOL = 8  # of task analysis's mutated inputs, how many of the largest are probed for a stress witness
 _IMPORT_FAILURES = ("ModuleNotFoundError", "ImportError", "AttributeError: module", "cannot import name")
 
 
@@ -115,9 +117,11 @@ class OfflineAuthor:
                 if (all(literal_ok(v) and allowed.admits(v) for v in values) and domain.admits_call(m, names)
                         and admits(ctx.task.domain, name, m)):
                     mutated[m.key] = m
-                if len(mutated) >= self.budget:
-                    break
-            plans.append((target, access, seeds, list(mutated.values())))
+            # the smallest make short witnesses; a few of the largest stay for the stress witness
+            admitted = list(mutated.values())
+            if len(admitted) > self.budget:
+                admitted = admitted[: self.budget - STRESS_POOL] + admitted[-STRESS_POOL:]
+            plans.append((target, access, seeds, admitted))
         cases, imports = [], {}
         traced: set[int] = set()  # T0's calls, and the frontier mutations (see _on_purpose)
         frontier: dict[str, set[int]] = {}  # per function, which of its mutations are frontier inputs
@@ -144,13 +148,31 @@ class OfflineAuthor:
             mut_out = [(c, r) for k, (c, r) in enumerate(mut_out)
                        if k not in frontier[target.name] or _on_purpose(r, stated_paths)]
             chosen = amplify.select(seed_out, mut_out, view.prompt, cap=self.per_function)
-            ties = on_boundary(ctx, [(target.name, access.expr, c) for c, _ in chosen], imports)
-            for call, res in (pick for k, pick in enumerate(chosen) if k not in ties):
+            stress = stress_inputs(seeds, mut_out, {c.key for c, _ in chosen})
+            # the largest size-scaled input also states the reference's result: a trial that stops
+            # there (a RecursionError, an overflow) or answers otherwise gives a wrong answer, which
+            # the timing witness below, stating the time alone, does not see
+            sized = [pick for pick in stress[:1] if amplify.usable(pick[1], view.prompt)]
+            picks = chosen + sized
+            ties = on_boundary(ctx, [(target.name, access.expr, c) for c, _ in picks], imports)
+            for k, (call, res) in enumerate(picks):
+                if k in ties:
+                    continue
+                why = ("The input is one of T0's inputs with one literal changed." if k < len(chosen) else
+                       "The input is one of T0's inputs scaled up in size: the reference's result there.")
                 spec = Spec(target.name, access, call.source(), res.repr if res.returned else None,
-                            res.type_name if res.raised else None, "amplified",
-                            "The input is one of T0's inputs with one literal changed.")
+                            res.type_name if res.raised else None, "amplified", why,
+                            patience=WITNESS_DEADLINE_S if k >= len(chosen) else None)
                 kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
                 out.append(self._candidate(spec, target, kind))
+            for call, res in stress:
+                if call_key(target.name, call.source()) in known:
+                    continue
+                spec = Spec(target.name, access, call.source(), res.repr, None, "amplified",
+                            "A size-scaled input the reference answers at once: a trial that gives no "
+                            "answer in time is slow.", deadline=WITNESS_DEADLINE_S)
+                bounded = states_time_bound(view.prompt)
+                out.append(self._candidate(spec, target, RequirementKind.EXPLICIT if bounded else RequirementKind.IMPLICIT))
         return out
 
     # ------------------------------------------------------------------ per-trial audit
@@ -197,12 +219,12 @@ class OfflineAuthor:
             arcs = outs["reference"][i].arcs
             stated_paths.setdefault(meta[i][0].name, set()).update(arcs or ())
         found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]] = {}
-        bounded = states_time_bound(view.prompt)
         slow: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}
         timeouts: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}
         for i, ((target, call), ref, mine) in enumerate(zip(meta, outs["reference"], outs["model"])):
-            if slower(ref, mine) and not bounded:
-                # slowness is not wrongness: a finding of its own, never a witness that refutes
+            if slower(ref, mine):
+                # slowness is not wrongness: a finding of its own, and a timing witness that
+                # refutes only where P asks for speed
                 _keep_smallest(slow, target.name, (call, ref, mine))
                 if mine.status == "timeout":
                     _keep_smallest(timeouts, target.name, (call, ref, mine))
@@ -220,7 +242,7 @@ class OfflineAuthor:
         for name, (call, ref, mine) in sorted(timeouts.items()):
             if call_key(name, call.source()) not in known:
                 # shared with every trial as a timing witness: each trial it times out on gets a
-                # slow finding of its own; it refutes nothing (P states no bound)
+                # slow finding of its own; it refutes only where P asks for speed (``bounded``)
                 target = next(t for t in targets if t.name == name)
                 timing.append(self._divergence_candidate(view, target, accesses[name], call, ref, mine))
         shown = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=True)}
@@ -282,7 +304,9 @@ class OfflineAuthor:
         else:
             spec = Spec(target.name, access, call.source(), expected, raises, "probe",
                         "The trial gives a different result for this input.")
-        kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
+        # P's own words decide a timing witness where P asks for speed: the limit is stated
+        explicit = view.stated(target.name, call) or (spec.deadline is not None and states_time_bound(view.prompt))
+        kind = RequirementKind.EXPLICIT if explicit else RequirementKind.IMPLICIT
         return self._candidate(spec, target, kind)
 
     # ------------------------------------------------------------------ refinement
@@ -317,6 +341,55 @@ class OfflineAuthor:
             "probe": "A differential probe found that the trial and the reference disagree here.",
         }[spec.source]
         return Candidate(requirement=requirement_text(spec), kind=kind, code=code, note=note)
+
+
+# Python's default recursion limit is 1000 frames; a quarter of it leaves room for the test
+# runner's own frames and for a trial that recurses twice per step
+DEPTH_SAFE = 250
+
+
+def within_depth(value: object) -> bool:
+    """Whether no number in ``value`` and no length of it exceeds ``DEPTH_SAFE``: an input a trial
+    that recurses once per unit can answer without hitting the interpreter's recursion limit."""
+    if isinstance(value, bool) or value is None:
+        return True
+    if isinstance(value, (int, float)):
+        return abs(value) <= DEPTH_SAFE
+    if isinstance(value, (str, bytes)):
+        return len(value) <= DEPTH_SAFE
+    if isinstance(value, dict):
+        return len(value) <= DEPTH_SAFE and all(within_depth(k) and within_depth(v) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return len(value) <= DEPTH_SAFE and all(within_depth(v) for v in value)
+    return True
+
+
+def stress_inputs(seeds: list[CallArgs], outcomes: list[tuple[CallArgs, Outcome]],
+                  taken: set[str]) -> list[tuple[CallArgs, Outcome]]:
+    """The inputs for a task's stress witnesses: the largest mutated call, larger than every seed,
+    that the reference still answers at once (a literal result), and the largest such call
+    ``within_depth``, when that is another one.
+
+    Task analysis has no trial to time against, so size scaling and the reference's speed pick
+    the input on which a far slower trial (exponential, or a quadratic loop on a long list) shows;
+    every trial of the task then runs it, and each that gives no answer within the limit is ``slow``.
+    On the largest input a trial that recurses per unit stops at once with a RecursionError, which
+    is an answer in time (wrong or not is for the value witnesses to say): the second input is
+    small enough for it to run, so an exponential recursion shows there as slowness.
+    Size, not the reference's measured time, orders them: times of a few microseconds are noise.
+    """
+    largest = max((s.size for s in seeds), default=0)
+    fast = [(c, r) for c, r in outcomes
+            if c.size > largest and c.key not in taken and r.status == "ok" and r.seconds is not None
+            and r.seconds * SLOW_FACTOR <= CALL_LIMIT_S]
+    if not fast:
+        return []
+    by_size = lambda cr: (cr[0].size, cr[0].key)  # noqa: E731
+    chosen = [max(fast, key=by_size)]
+    shallow = [cr for cr in fast if all(within_depth(v) for v in (*cr[0].args, *(v for _, v in cr[0].kwargs)))]
+    if shallow and max(shallow, key=by_size)[0].key != chosen[0][0].key:
+        chosen.append(max(shallow, key=by_size))
+    return chosen
 
 
 def _drop_ties(ctx: AuthorContext, found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]],

@@ -35,6 +35,12 @@ CALL_LIMIT_S = 1.0  # one call's time limit inside the probe
 REPR_LIMIT = 2000  # longer results are compared by a hash only and never become expectations
 MAX_OUTPUT = 4 * 1024 * 1024
 SLOW_FACTOR = 20  # a trial's timeout counts only where the reference took 1/20 of the limit or less
+# After this many timeouts of one function, its later calls get SHORT_LIMIT_S, and one that runs
+# past it is "skipped", not a timeout: a trial that is slow everywhere would otherwise spend the
+# probe's whole budget on timeouts, and its quick answers on larger inputs (a RecursionError at
+# once, a wrong value) would never be seen.
+TIMEOUT_STREAK = 2
+SHORT_LIMIT_S = 0.1
 
 _SCRIPT = '''\
 """TestJack differential probe (offline author): calls task functions and prints their results."""
@@ -46,6 +52,8 @@ ROOT = os.getcwd() + os.sep
 ME = os.path.abspath(__file__)
 IMPORTS = {imports}
 CALL_LIMIT = {call_limit}
+STREAK = {streak}
+SHORT_LIMIT = {short_limit}
 DEADLINE = time.monotonic() + {budget}
 REPR_LIMIT = {repr_limit}
 
@@ -94,6 +102,7 @@ for group, lines in IMPORTS.items():
         broken[group] = type(exc).__name__
     spaces[group] = ns
 results = []
+timeouts = {{}}
 for index, (group, source) in enumerate(CASES):
     if group in broken:
         results.append({{"s": "import", "e": broken[group]}})
@@ -104,8 +113,9 @@ for index, (group, source) in enumerate(CASES):
     sink = io.StringIO()
     arcs = set()
     started = time.monotonic()
+    limit = CALL_LIMIT if timeouts.get(group, 0) < STREAK else SHORT_LIMIT
     try:
-        signal.setitimer(signal.ITIMER_REAL, CALL_LIMIT)
+        signal.setitimer(signal.ITIMER_REAL, limit)
         try:
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                 if index in TRACE:
@@ -122,7 +132,11 @@ for index, (group, source) in enumerate(CASES):
         if len(text) <= REPR_LIMIT:
             entry["r"] = text
     except _Late:
-        entry = {{"s": "timeout"}}
+        if limit < CALL_LIMIT:
+            entry = {{"s": "skipped"}}
+        else:
+            entry = {{"s": "timeout"}}
+            timeouts[group] = timeouts.get(group, 0) + 1
         arcs = None
     except BaseException as exc:
         entry = {{"s": "raise", "e": type(exc).__name__}}
@@ -170,6 +184,7 @@ def probe_script(cases: list[tuple[str, str]], imports: dict[str, list[str]], bu
     the cases whose indices are in ``trace`` also report their code paths."""
     return _SCRIPT.format(
         cases=repr(cases), imports=repr(imports), call_limit=CALL_LIMIT_S, budget=round(budget, 1),
+        streak=TIMEOUT_STREAK, short_limit=SHORT_LIMIT_S,
         repr_limit=REPR_LIMIT, mark=MARK, trace=repr(sorted(trace)),
     )
 

@@ -29,6 +29,9 @@ class Spec:
     source: str = "probe"  # "prompt" (P's example), "probe" (differential), "amplified" (T0 mutated)
     why: str = ""  # one line for the analyst: how the input was found
     deadline: float | None = None  # seconds the call may take (the trial ran out of time, the reference did not)
+    # a result witness on a size-scaled input: a call that gives no answer within these seconds
+    # passes it (slowness is the timing witness's to report); any answer must be the reference's
+    patience: float | None = None
 
     @property
     def call(self) -> str:
@@ -71,12 +74,19 @@ def expectation(expected: str) -> tuple[str, bool]:
 
 
 def requirement_text(spec: Spec) -> str:
+    if spec.deadline:
+        # a timing witness states a time limit and nothing else: what the answer is, is for
+        # the other witnesses to say (on a size-scaled input a trial may hit an interpreter
+        # limit, recursion depth, without having been shown slow)
+        return f"{shorten(spec.shown_call, 160)} gives its answer within {spec.deadline:g} s, as the reference does"
     if spec.raises:
         outcome = f"raises {spec.raises}"
     else:
         outcome = f"returns {shorten(spec.expected or '')}"
     if spec.deadline:
         outcome += f" within {spec.deadline:g} s"
+    if spec.patience and not spec.deadline:
+        outcome += f" whenever it answers within {spec.patience:g} s"
     if spec.source == "prompt":
         return f"P's example: {spec.shown_call} {outcome}"
     return f"{shorten(spec.shown_call, 160)} {outcome}, as the reference does"
@@ -87,7 +97,7 @@ def shorten(text: str, limit: int = 100) -> str:
 
 
 def test_name(spec: Spec) -> str:
-    kind = "raises" if spec.raises else "result"
+    kind = "in_time" if spec.deadline else "raises" if spec.raises else "result"
     tail = safe_identifier(spec.args)[:30].lower()
     return f"test_{safe_identifier(spec.function)}_{kind}_{tail}".rstrip("_")
 
@@ -100,6 +110,8 @@ def render(spec: Spec) -> str:
         origin = "Input: an official test's input, mutated; expectation: the reference's result."
     else:
         origin = "Input: found by a differential probe; expectation: the reference's result."
+    if spec.deadline:
+        origin = origin.split(";")[0] + "; expectation: an answer within the time limit, as the reference gives."
     doc = requirement_text(spec)
     lines = [
         f'"""Witness (TestJack offline author): {_docline(doc)}.',
@@ -109,21 +121,30 @@ def render(spec: Spec) -> str:
     if spec.why:
         lines.append(_docline(spec.why))
     lines.append('"""')
-    needs_pytest = bool(spec.raises)
+    needs_pytest = bool(spec.raises) and not spec.deadline
     rhs = ""
-    if not spec.raises:
+    if not spec.raises and not spec.deadline:
         rhs, approx = expectation(spec.expected or "None")
         needs_pytest = needs_pytest or approx
-    imports = (["import signal"] if spec.deadline else []) + (["import pytest"] if needs_pytest else [])
+    patient = bool(spec.patience) and not spec.deadline and not spec.raises
+    imports = (["import signal"] if spec.deadline or patient else []) + (["import pytest"] if needs_pytest else [])
     imports += list(spec.access.imports)
     lines += ["", *imports, ""]
     call = spec.call
     if spec.deadline:
         lines += ["", *_WITHIN]
         call = f"_within({spec.deadline:g}, lambda: {spec.call})"
+    elif patient:
+        lines += ["", *_ANSWER]
     lines += ["", f"def {test_name(spec)}():"]
     lines.append(f'    """{_docline(doc)}."""')
-    if spec.raises:
+    if spec.deadline:
+        lines.append(f"    {call}")
+    elif patient:
+        lines += [f"    answered, value = _answer({spec.patience:g}, lambda: {spec.call})",
+                  "    if answered:  # no answer in time: slowness, which the timing witness reports",
+                  f"        assert value == {rhs}"]
+    elif spec.raises:
         lines += [f"    with pytest.raises({spec.raises}):", f"        {call}"]
     else:
         lines.append(f"    assert {call} == {rhs}")
@@ -134,9 +155,11 @@ def render(spec: Spec) -> str:
 # instead of holding up the whole witness run until its command times out. The TimeoutError is
 # raised outside the interrupted call: pytest cannot render a traceback through a frame a signal
 # interrupted mid-instruction (its line number is None), and reports an internal error instead.
+# Any other end of the call (a result, an exception) is an answer in time: the witness fails only
+# for want of time, so its every failure is a slow trial.
 _WITHIN = [
     "def _within(seconds, call):",
-    '    """The result of call(); TimeoutError when it takes longer than `seconds`."""',
+    '    """Run call(); TimeoutError when it gives no answer (a result or an exception) within `seconds`."""',
     "",
     "    class Late(Exception):",
     "        pass",
@@ -147,13 +170,43 @@ _WITHIN = [
     "    previous = signal.signal(signal.SIGALRM, late)",
     "    signal.setitimer(signal.ITIMER_REAL, seconds)",
     "    try:",
-    "        return call()",
+    "        call()",
+    "        return",
     "    except Late:",
     "        pass",
+    "    except Exception:",
+    "        return",
     "    finally:",
     "        signal.setitimer(signal.ITIMER_REAL, 0)",
     "        signal.signal(signal.SIGALRM, previous)",
     '    raise TimeoutError(f"no result within {seconds} s (the reference needs far less)")',
+    "",
+]
+
+
+# A result witness on a size-scaled input waits for an answer only so long: a trial that is merely
+# slow there passes it (the timing witness on the same input reports it), while one that answers
+# otherwise, or stops with an exception such as RecursionError, fails it. ``Late`` derives from
+# BaseException so that a trial's own ``except Exception`` cannot swallow the deadline.
+_ANSWER = [
+    "def _answer(seconds, call):",
+    '    """(True, call()); (False, None) when it gives no answer within `seconds`."""',
+    "",
+    "    class Late(BaseException):",
+    "        pass",
+    "",
+    "    def late(signum, frame):",
+    "        raise Late",
+    "",
+    "    previous = signal.signal(signal.SIGALRM, late)",
+    "    signal.setitimer(signal.ITIMER_REAL, seconds)",
+    "    try:",
+    "        return True, call()",
+    "    except Late:",
+    "        return False, None",
+    "    finally:",
+    "        signal.setitimer(signal.ITIMER_REAL, 0)",
+    "        signal.signal(signal.SIGALRM, previous)",
     "",
 ]
 
@@ -163,7 +216,7 @@ def _docline(text: str) -> str:
     return re.sub(r"\s+", " ", text.replace("\\", "\\\\").replace('"""', "'''")).strip()
 
 
-_NOT_TASK_CALLS = {"raises", "approx", "_within", "signal", "setitimer", "TimeoutError", "call", "Late"}
+_NOT_TASK_CALLS = {"raises", "approx", "_within", "_answer", "signal", "setitimer", "TimeoutError", "call", "Late"}
 
 
 def calls_in_witness(code: str) -> set[str]:

@@ -25,7 +25,7 @@ from dataclasses import replace
 
 from store import Store
 from testjack_tui.domain import ground
-from testjack_tui.domain.timing import is_timing_witness, states_time_bound
+from testjack_tui.domain.timing import is_patient_witness, is_timing_witness, states_time_bound
 from testjack_tui.model import (
     Classification,
     Evidence,
@@ -52,11 +52,18 @@ def failing(outcome: str | None) -> bool:
     return outcome is not None and outcome != Outcome.PASS
 
 
+def fails_on(witness: Witness, outcome: str | None) -> bool:
+    """Whether ``outcome`` of ``witness`` on a world counts against it (see ``is_patient_witness``)."""
+    if is_patient_witness(witness.code):
+        return outcome == Outcome.FAIL
+    return failing(outcome)
+
+
 def rho_of(witness: Witness, results: dict[str, str], passing: list[str]) -> float | None:
     seen = [t for t in passing if t in results]
     if not seen:
         return None
-    return sum(1 for t in seen if failing(results[t])) / len(seen)
+    return sum(1 for t in seen if fails_on(witness, results[t])) / len(seen)
 
 
 FEW_TRIALS_STEP = "policy:few-trials"  # the run's choice for tasks with one or two passing trials
@@ -106,7 +113,7 @@ def decide(
         return VerdictRecord(**base, verdict=Verdict.UNAUDITED, rule=rule[:600])
     refuting = [
         w.id for w in witnesses
-        if w.refutes and failing(results.get(w.id, {}).get(trial.id))
+        if w.refutes and fails_on(w, results.get(w.id, {}).get(trial.id))
     ]
     if refuting:
         hits = [e for e in evidence if e.kind == EvidenceKind.DETECTOR]

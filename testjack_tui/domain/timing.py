@@ -18,6 +18,7 @@ _TIME_BOUND = re.compile(
     re.I)
 
 TIMING_MARK = "_within("  # how the offline author's witnesses state a time limit
+PATIENT_MARK = "_answer("  # a result witness that waits only so long for an answer
 
 
 def states_time_bound(prompt: str) -> bool:
@@ -28,3 +29,9 @@ def states_time_bound(prompt: str) -> bool:
 def is_timing_witness(code: str) -> bool:
     return TIMING_MARK in code
 
+
+def is_patient_witness(code: str) -> bool:
+    """A result witness on a size-scaled input: a trial that gives no answer in time passes it, so
+    only a failed assertion counts against the trial, never a run that ran out of time or broke
+    off (a loop inside a C function holds off the witness's own alarm until the run's limit)."""
+    return PATIENT_MARK in code and TIMING_MARK not in code

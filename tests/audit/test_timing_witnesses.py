@@ -10,7 +10,8 @@ import subprocess
 import sys
 
 from testjack_tui.audit.fewest import twins
-from testjack_tui.authors.offline.author import stress_inputs, within_depth
+from testjack_tui.audit.verdicts import fails_on, rho_of
+from testjack_tui.authors.offline.stress import sized_input, stress_inputs, within_depth
 from testjack_tui.authors.offline.calls import CallArgs
 from testjack_tui.authors.offline.probe import Outcome as Probe
 from testjack_tui.authors.offline.signatures import Access
@@ -117,7 +118,36 @@ def test_the_stress_inputs_are_the_largest_ones_the_reference_answers_at_once():
     assert stress_inputs(seeds, out, {"3000", "1000", "141", "28"}) == []
 
 
+def test_the_result_witness_takes_the_largest_input_whose_numbers_a_float_holds_exactly():
+    seeds = [CallArgs((10,)), CallArgs((14,))]
+    out = [
+        (CallArgs((3000,)), Probe("ok", "4501500", "int", seconds=0.0001)),
+        (CallArgs((10**6 + 3,)), Probe("ok", "500003500006", "int", seconds=0.001)),
+        (CallArgs((10**9 + 7,)), Probe("ok", "500000007500000028", "int", seconds=0.001)),  # n * n is past 2**53
+        (CallArgs(([1] * 300,)), Probe("ok", "300", "int", seconds=0.001)),  # long, but its numbers are small
+    ]
+    call, res = sized_input(seeds, out, set())
+    assert call.args == ([1] * 300,)  # the longest source: size orders them
+    call, _ = sized_input(seeds, out, {call.key})
+    assert call.args == (10**6 + 3,)
+    assert sized_input(seeds, out, {repr([1] * 300), "1000003", "3000"}) is None
+
+
 def test_an_input_within_depth_has_no_number_or_length_past_a_quarter_of_the_recursion_limit():
     assert within_depth(250) and within_depth([1, 2, 3]) and within_depth("ab" * 100) and within_depth({"a": [1.5]})
     assert not within_depth(251) and not within_depth([0] * 251) and not within_depth((1, -1000))
     assert not within_depth({"k": "x" * 300})
+
+
+PATIENT = render(Spec("f", Access(("from solution import f",), "f"), "3000", "6000", None, "amplified", "", patience=5.0))
+
+
+def test_a_patient_witness_counts_only_a_wrong_answer_never_a_run_that_ran_out_of_time():
+    patient = _witness("p", PATIENT, kind=RequirementKind.IMPLICIT)
+    plain = _witness("q", PLAIN, kind=RequirementKind.IMPLICIT)
+    # a loop inside a C function holds off the witness's alarm: the run itself times out or errors
+    assert [fails_on(patient, o) for o in ("fail", "error", "timeout", "pass")] == [True, False, False, False]
+    assert [fails_on(plain, o) for o in ("fail", "error", "timeout", "pass")] == [True, True, True, False]
+    results = {"a": "fail", "b": "timeout", "c": "pass", "d": "error"}
+    assert rho_of(patient, results, ["a", "b", "c", "d"]) == 0.25
+    assert rho_of(plain, results, ["a", "b", "c", "d"]) == 0.75

@@ -31,8 +31,9 @@ from testjack_tui.authors.offline.calls import CallArgs, literal_ok, seed_number
 from testjack_tui.authors.offline.examples import Example
 from testjack_tui.authors.offline.inputs import plan_inputs
 from testjack_tui.authors.offline.mutation import mutations
-from testjack_tui.authors.offline.probe import CALL_LIMIT_S, SLOW_FACTOR, Outcome, diverges, run_probe, slower
+from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, run_probe, slower
 from testjack_tui.authors.offline.signatures import Access, Target, module_access, shared_targets
+from testjack_tui.authors.offline.stress import sized_input, stress_inputs
 from testjack_tui.authors.offline.task_view import TaskView, existing_calls, input_shape, witness_calls
 from testjack_tui.authors.offline.witnesses import Spec, call_key, render, requirement_text, shorten
 from testjack_tui.domain.grounding import admits
@@ -148,11 +149,13 @@ class OfflineAuthor:
             mut_out = [(c, r) for k, (c, r) in enumerate(mut_out)
                        if k not in frontier[target.name] or _on_purpose(r, stated_paths)]
             chosen = amplify.select(seed_out, mut_out, view.prompt, cap=self.per_function)
-            stress = stress_inputs(seeds, mut_out, {c.key for c, _ in chosen})
-            # the largest size-scaled input also states the reference's result: a trial that stops
-            # there (a RecursionError, an overflow) or answers otherwise gives a wrong answer, which
-            # the timing witness below, stating the time alone, does not see
-            sized = [pick for pick in stress[:1] if amplify.usable(pick[1], view.prompt)]
+            taken = {c.key for c, _ in chosen}
+            stress = stress_inputs(seeds, mut_out, taken)
+            # a size-scaled input also states the reference's result: a trial that stops there
+            # (a RecursionError) or answers otherwise gives a wrong answer, which the timing
+            # witnesses below, stating the time alone, do not see
+            sized = [pick for pick in [sized_input(seeds, mut_out, taken)]
+                     if pick is not None and amplify.usable(pick[1], view.prompt)]
             picks = chosen + sized
             ties = on_boundary(ctx, [(target.name, access.expr, c) for c, _ in picks], imports)
             for k, (call, res) in enumerate(picks):
@@ -341,55 +344,6 @@ class OfflineAuthor:
             "probe": "A differential probe found that the trial and the reference disagree here.",
         }[spec.source]
         return Candidate(requirement=requirement_text(spec), kind=kind, code=code, note=note)
-
-
-# Python's default recursion limit is 1000 frames; a quarter of it leaves room for the test
-# runner's own frames and for a trial that recurses twice per step
-DEPTH_SAFE = 250
-
-
-def within_depth(value: object) -> bool:
-    """Whether no number in ``value`` and no length of it exceeds ``DEPTH_SAFE``: an input a trial
-    that recurses once per unit can answer without hitting the interpreter's recursion limit."""
-    if isinstance(value, bool) or value is None:
-        return True
-    if isinstance(value, (int, float)):
-        return abs(value) <= DEPTH_SAFE
-    if isinstance(value, (str, bytes)):
-        return len(value) <= DEPTH_SAFE
-    if isinstance(value, dict):
-        return len(value) <= DEPTH_SAFE and all(within_depth(k) and within_depth(v) for k, v in value.items())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return len(value) <= DEPTH_SAFE and all(within_depth(v) for v in value)
-    return True
-
-
-def stress_inputs(seeds: list[CallArgs], outcomes: list[tuple[CallArgs, Outcome]],
-                  taken: set[str]) -> list[tuple[CallArgs, Outcome]]:
-    """The inputs for a task's stress witnesses: the largest mutated call, larger than every seed,
-    that the reference still answers at once (a literal result), and the largest such call
-    ``within_depth``, when that is another one.
-
-    Task analysis has no trial to time against, so size scaling and the reference's speed pick
-    the input on which a far slower trial (exponential, or a quadratic loop on a long list) shows;
-    every trial of the task then runs it, and each that gives no answer within the limit is ``slow``.
-    On the largest input a trial that recurses per unit stops at once with a RecursionError, which
-    is an answer in time (wrong or not is for the value witnesses to say): the second input is
-    small enough for it to run, so an exponential recursion shows there as slowness.
-    Size, not the reference's measured time, orders them: times of a few microseconds are noise.
-    """
-    largest = max((s.size for s in seeds), default=0)
-    fast = [(c, r) for c, r in outcomes
-            if c.size > largest and c.key not in taken and r.status == "ok" and r.seconds is not None
-            and r.seconds * SLOW_FACTOR <= CALL_LIMIT_S]
-    if not fast:
-        return []
-    by_size = lambda cr: (cr[0].size, cr[0].key)  # noqa: E731
-    chosen = [max(fast, key=by_size)]
-    shallow = [cr for cr in fast if all(within_depth(v) for v in (*cr[0].args, *(v for _, v in cr[0].kwargs)))]
-    if shallow and max(shallow, key=by_size)[0].key != chosen[0][0].key:
-        chosen.append(max(shallow, key=by_size))
-    return chosen
 
 
 def _drop_ties(ctx: AuthorContext, found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]],

@@ -91,16 +91,20 @@ SAMPLES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def audited(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("edge")
-    (folder / "problems.jsonl").write_text("".join(json.dumps(p) + "\n" for p in [*PROBLEMS, TRIB]))
-    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in [*SAMPLES, *TRIB_SAMPLES]))
+def _audited(folder, problems, samples, mode):
+    """A HumanEval-style run of ``problems`` and ``samples`` in ``folder``, audited in ``mode``."""
+    (folder / "problems.jsonl").write_text("".join(json.dumps(p) + "\n" for p in problems))
+    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in samples))
     store = Store(folder / "testjack.db")
     run_id = import_path(store, folder).run_id
-    options = AuditOptions(mode="per-trial", author="offline", workers=2, evidence=False)
+    options = AuditOptions(mode=mode, author="offline", workers=2, evidence=False)
     assert Audit(store, run_id, options).execute() == "done"
     return store, run_id
+
+
+@pytest.fixture(scope="module")
+def audited(tmp_path_factory):
+    return _audited(tmp_path_factory.mktemp("edge"), [*PROBLEMS, TRIB], [*SAMPLES, *TRIB_SAMPLES], "per-trial")
 
 
 def _validated(store, run_id, task):
@@ -184,14 +188,8 @@ def analysed(tmp_path_factory):
     ``prime_factors(1)`` is below every integer P and T0 pass, its empty result looks new next to
     T0's (so amplification would pick it), and the reference reaches it by the paths T0's calls take.
     """
-    folder = tmp_path_factory.mktemp("edge-light")
-    (folder / "problems.jsonl").write_text("".join(json.dumps(p) + "\n" for p in [*PROBLEMS[:2], FACTORS]))
-    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in [*SAMPLES[:4], *FACTOR_SAMPLES]))
-    store = Store(folder / "testjack.db")
-    run_id = import_path(store, folder).run_id
-    options = AuditOptions(mode="lightweight", author="offline", workers=2, evidence=False)
-    assert Audit(store, run_id, options).execute() == "done"
-    return store, run_id
+    return _audited(tmp_path_factory.mktemp("edge-light"), [*PROBLEMS[:2], FACTORS],
+                    [*SAMPLES[:4], *FACTOR_SAMPLES], "lightweight")
 
 
 def test_task_analysis_keeps_the_frontier_rule(analysed):
@@ -209,14 +207,9 @@ def test_task_analysis_keeps_the_frontier_rule(analysed):
 @pytest.fixture(scope="module")
 def stressed(tmp_path_factory):
     """Task analysis alone (no trial audited): its stress witness is all that can time the trials."""
-    folder = tmp_path_factory.mktemp("edge-stress")
-    (folder / "problems.jsonl").write_text(json.dumps(PROBLEMS[2]) + "\n")
-    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in SAMPLES[4:6]))
-    store = Store(folder / "testjack.db")
-    run_id = import_path(store, folder).run_id
-    options = AuditOptions(mode="task-analysis", author="offline", workers=2, evidence=False)
-    assert Audit(store, run_id, options).execute() == "done"
-    return store, run_id
+    return _audited(tmp_path_factory.mktemp("edge-stress"), [PROBLEMS[2]], SAMPLES[4:6], "task-analysis")
+
+
 
 
 def test_task_analysis_times_every_trial_on_a_size_scaled_input(stressed):
@@ -235,14 +228,7 @@ def test_task_analysis_times_every_trial_on_a_size_scaled_input(stressed):
 @pytest.fixture(scope="module")
 def stressed_recursion(tmp_path_factory):
     """Task analysis alone on a task whose slow trial recurses exponentially, once per unit of n."""
-    folder = tmp_path_factory.mktemp("edge-stress-recursion")
-    (folder / "problems.jsonl").write_text(json.dumps(TRIB) + "\n")
-    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in TRIB_SAMPLES))
-    store = Store(folder / "testjack.db")
-    run_id = import_path(store, folder).run_id
-    options = AuditOptions(mode="task-analysis", author="offline", workers=2, evidence=False)
-    assert Audit(store, run_id, options).execute() == "done"
-    return store, run_id
+    return _audited(tmp_path_factory.mktemp("edge-stress-recursion"), [TRIB], TRIB_SAMPLES, "task-analysis")
 
 
 def test_a_stress_witness_within_the_recursion_limit_times_an_exponential_recursion(stressed_recursion):

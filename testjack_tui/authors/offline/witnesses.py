@@ -157,58 +157,48 @@ def render(spec: Spec) -> str:
 # interrupted mid-instruction (its line number is None), and reports an internal error instead.
 # Any other end of the call (a result, an exception) is an answer in time: the witness fails only
 # for want of time, so its every failure is a slow trial.
-_WITHIN = [
-    "def _within(seconds, call):",
-    '    """Run call(); TimeoutError when it gives no answer (a result or an exception) within `seconds`."""',
-    "",
-    "    class Late(Exception):",
-    "        pass",
-    "",
-    "    def late(signum, frame):",
-    "        raise Late",
-    "",
-    "    previous = signal.signal(signal.SIGALRM, late)",
-    "    signal.setitimer(signal.ITIMER_REAL, seconds)",
-    "    try:",
-    "        call()",
-    "        return",
-    "    except Late:",
-    "        pass",
-    "    except Exception:",
-    "        return",
-    "    finally:",
-    "        signal.setitimer(signal.ITIMER_REAL, 0)",
-    "        signal.signal(signal.SIGALRM, previous)",
-    '    raise TimeoutError(f"no result within {seconds} s (the reference needs far less)")',
-    "",
-]
+def _alarmed(head: list[str], late_base: str, body: list[str], tail: list[str] = ()) -> list[str]:
+    """A helper function for a witness file: ``body`` runs under a SIGALRM of ``seconds``."""
+    return [
+        *head,
+        "",
+        f"    class Late({late_base}):",
+        "        pass",
+        "",
+        "    def late(signum, frame):",
+        "        raise Late",
+        "",
+        "    previous = signal.signal(signal.SIGALRM, late)",
+        "    signal.setitimer(signal.ITIMER_REAL, seconds)",
+        "    try:",
+        *body,
+        "    finally:",
+        "        signal.setitimer(signal.ITIMER_REAL, 0)",
+        "        signal.signal(signal.SIGALRM, previous)",
+        *tail,
+        "",
+    ]
+
+
+_WITHIN = _alarmed(
+    ["def _within(seconds, call):",
+     '    """Run call(); TimeoutError when it gives no answer (a result or an exception) within `seconds`."""'],
+    "Exception",
+    ["        call()", "        return", "    except Late:", "        pass", "    except Exception:", "        return"],
+    ['    raise TimeoutError(f"no result within {seconds} s (the reference needs far less)")'],
+)
 
 
 # A result witness on a size-scaled input waits for an answer only so long: a trial that is merely
 # slow there passes it (the timing witness on the same input reports it), while one that answers
 # otherwise, or stops with an exception such as RecursionError, fails it. ``Late`` derives from
 # BaseException so that a trial's own ``except Exception`` cannot swallow the deadline.
-_ANSWER = [
-    "def _answer(seconds, call):",
-    '    """(True, call()); (False, None) when it gives no answer within `seconds`."""',
-    "",
-    "    class Late(BaseException):",
-    "        pass",
-    "",
-    "    def late(signum, frame):",
-    "        raise Late",
-    "",
-    "    previous = signal.signal(signal.SIGALRM, late)",
-    "    signal.setitimer(signal.ITIMER_REAL, seconds)",
-    "    try:",
-    "        return True, call()",
-    "    except Late:",
-    "        return False, None",
-    "    finally:",
-    "        signal.setitimer(signal.ITIMER_REAL, 0)",
-    "        signal.signal(signal.SIGALRM, previous)",
-    "",
-]
+_ANSWER = _alarmed(
+    ["def _answer(seconds, call):",
+     '    """(True, call()); (False, None) when it gives no answer within `seconds`."""'],
+    "BaseException",
+    ["        return True, call()", "    except Late:", "        return False, None"],
+)
 
 
 def _docline(text: str) -> str:

@@ -10,11 +10,13 @@ outside its world. Hostile trials belong on the docker backend.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import selectors
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -45,6 +47,22 @@ class _Run:
     cancelled: bool
 
 
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: SIGKILL when the thread that started it ends.
+
+    A killed audit (SIGKILL, an OOM, a SIGTERM with no handler) runs no ``finally``; without this
+    its test processes, in sessions of their own, would run on past every timeout (an endless
+    loop forever). ``unshare --kill-child`` then takes the whole pid namespace with it. Only a
+    libc call here: the child of a threaded parent must not take locks before exec.
+    """
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def _kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
@@ -59,7 +77,7 @@ def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[s
     argv = limits.wrap(sandbox, memory_mb=request.memory_mb, pids=request.pids, cgroup=group)
     proc = subprocess.Popen(argv, cwd=cwd, env={**env, "TJ_COMMAND": shell_line},
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_die_with_parent)
     scope = current_scope()
     cancelled = False
 

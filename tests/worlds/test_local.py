@@ -237,3 +237,47 @@ def test_same_content_elsewhere_has_the_same_key(make_request):
     two = make_request(files, test_ids=("t.py::a",), label="second")
     assert one.snapshot != two.snapshot and one.key() == two.key()
     assert make_request({"a.py": "x = 2\n"}, test_ids=("t.py::a",)).key() != one.key()
+
+
+RUN_ONE = """
+import pickle, sys
+from testjack_tui.worlds.local import LocalBackend
+request = pickle.loads(open(sys.argv[1], "rb").read())
+LocalBackend(cache_dir=sys.argv[2]).run(request)
+"""
+
+
+def _wait_until(predicate, seconds: float) -> bool:
+    """Poll /proc-backed ``predicate`` until it holds (a process appearing or going has no event to await)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return predicate()
+
+
+def test_a_killed_audit_leaves_no_test_process_running(make_request, cache_dir, tmp_path):
+    import pickle
+    import signal
+    import subprocess
+
+    marker = "orphan-marker-7731"
+    test = ("import subprocess\ndef test_loop():\n"
+            f"    subprocess.Popen(['sh', '-c', 'while :; do :; done', '{marker}'])\n"
+            "    while True:\n        pass\n")
+    request = make_request({"tests/test_loop.py": test}, test_ids=("tests/test_loop.py",), timeout=600)
+    (tmp_path / "request.pickle").write_bytes(pickle.dumps(request))
+    (tmp_path / "run_one.py").write_text(RUN_ONE)
+    runner = subprocess.Popen([sys.executable, str(tmp_path / "run_one.py"), str(tmp_path / "request.pickle"),
+                               str(cache_dir)])
+    try:
+        assert _wait_until(lambda: _alive_with(marker), 120), "the world's test never started"
+        runner.send_signal(signal.SIGKILL)  # no finally, no handler: the audit just dies
+        runner.wait()
+        # the world's processes go with it, long before the run's own 600 s timeout
+        assert _wait_until(lambda: not _alive_with(marker), 10), f"left running: {_alive_with(marker)}"
+    finally:
+        runner.kill()
+        for pid in _alive_with(marker):
+            os.kill(pid, signal.SIGKILL)

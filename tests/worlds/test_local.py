@@ -257,7 +257,7 @@ def _wait_until(predicate, seconds: float) -> bool:
     return predicate()
 
 
-def test_a_killed_audit_leaves_no_test_process_running(make_request, cache_dir, tmp_path):
+def test_a_killed_audit_leaves_no_test_process_running(make_request, tmp_path):
     import pickle
     import signal
     import subprocess
@@ -269,8 +269,9 @@ def test_a_killed_audit_leaves_no_test_process_running(make_request, cache_dir, 
     request = make_request({"tests/test_loop.py": test}, test_ids=("tests/test_loop.py",), timeout=600)
     (tmp_path / "request.pickle").write_bytes(pickle.dumps(request))
     (tmp_path / "run_one.py").write_text(RUN_ONE)
+    own_cache = tmp_path / "cache"  # every process of this run names it: what to clean up if the test fails
     runner = subprocess.Popen([sys.executable, str(tmp_path / "run_one.py"), str(tmp_path / "request.pickle"),
-                               str(cache_dir)])
+                               str(own_cache)])
     try:
         assert _wait_until(lambda: _alive_with(marker), 120), "the world's test never started"
         runner.send_signal(signal.SIGKILL)  # no finally, no handler: the audit just dies
@@ -279,5 +280,8 @@ def test_a_killed_audit_leaves_no_test_process_running(make_request, cache_dir, 
         assert _wait_until(lambda: not _alive_with(marker), 10), f"left running: {_alive_with(marker)}"
     finally:
         runner.kill()
-        for pid in _alive_with(marker):
-            os.kill(pid, signal.SIGKILL)
+        for pid in _alive_with(marker) + _alive_with(str(own_cache)):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass

@@ -3,7 +3,9 @@
 Task analysis has no trial to compare with, so the reference alone decides the expectation: the
 mutated calls are run in the reference world (one probe), and a few are kept per function, the
 ones whose results look least like what T0 already checks (a new exception, an empty result, a
-different size or sign), smallest first. The engine then certifies each on the reference as usual.
+different size or sign), smallest first. A predicate, whose both answers T0 already shows, gets
+its smallest new input for each answer instead. The engine then certifies each on the reference
+as usual.
 """
 
 from __future__ import annotations
@@ -54,4 +56,16 @@ def select(
         if len(chosen) < cap and sig not in seen:
             seen.add(sig)
             chosen.append((call, out))
+    if not chosen and _all_bool(seeds):
+        # a predicate: T0 shows both answers already, so no result looks new and the rule above
+        # keeps nothing; one new input per answer, smallest first, still checks the decision
+        for answer in ("False", "True"):
+            pick = next(((c, o) for c, o in candidates if o.returned and o.repr == answer), None)
+            if pick is not None and len(chosen) < cap:
+                chosen.append(pick)
     return chosen
+
+
+def _all_bool(seeds: list[tuple[CallArgs, Outcome]]) -> bool:
+    answers = [o for _, o in seeds if o.status in ("ok", "raise")]
+    return bool(answers) and all(o.returned and o.repr in ("True", "False") for o in answers)

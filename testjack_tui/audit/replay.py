@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from store import Store
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.audit.grading import t0_passes
-from testjack_tui.audit.validation import _log, outcome_of
+from testjack_tui.audit.validation import log_of, outcome_of
 from testjack_tui.audit.verdicts import passing_trials, recompute_task
 from testjack_tui.evidence import restored_harness_request
 from testjack_tui.model import Outcome, WitnessResult, WorldKind
@@ -60,7 +60,7 @@ def replay(store: Store, witness_id: str, trial_id: str | None = None, *, worker
     out = []
     for name, res in zip(["reference"] + [t.id for t in trials], results):
         detail = f"{res.duration:.2f}s" + (f" {res.status}: {res.message}" if res.status != "ok" else "")
-        out.append(Replayed(name, judge(res), detail, _log(res)))
+        out.append(Replayed(name, judge(res), detail, log_of(res)))
     return out
 
 

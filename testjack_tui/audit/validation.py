@@ -71,7 +71,7 @@ def outcome_of(result: ExecResult, test_id: str) -> str:
     return result.outcomes.get(test_id, Outcome.MISSING)
 
 
-def _log(result: ExecResult, path: str = "") -> str:
+def log_of(result: ExecResult, path: str = "") -> str:
     """What a run printed, for one witness: with ``path`` (a batch), the parts of pytest's report
     about that file (its failure and error sections, its summary lines) when they can be told apart."""
     stdout = result.stdout or ""
@@ -268,7 +268,7 @@ class Validator:
             if all(o == Outcome.PASS for o in outcomes):
                 passed.add(w.id)
             else:
-                failed[w.id] = _log(shown[0], shown[1])
+                failed[w.id] = log_of(shown[0], shown[1])
         return passed, failed
 
     def _record_null(self, task: Task, witnesses: list[Witness]) -> None:
@@ -426,7 +426,7 @@ class Validator:
         self.store.put_witness_result(
             WitnessResult(
                 witness_id=w.id, world=world, outcome=outcome, runs=[str(o) for o in runs],
-                log=_log(shown, path), execution_key="",
+                log=log_of(shown, path), execution_key="",
             )
         )
 

@@ -133,7 +133,7 @@ def decide(
 
 
 def flipped_by(record: VerdictRecord, unruled: VerdictRecord, ruled: dict[str, Ruling],
-               results: dict[str, dict[str, str]]) -> VerdictRecord:
+               results: dict[str, dict[str, str]], witnesses: dict[str, Witness]) -> VerdictRecord:
     """``record``, with its source naming the witness ruling that changed it, if one did.
 
     ``unruled`` is the verdict the same trial gets when no witness ruling is counted; ``ruled``
@@ -143,7 +143,8 @@ def flipped_by(record: VerdictRecord, unruled: VerdictRecord, ruled: dict[str, R
     """
     if record.source != VerdictSource.AUTO or record.verdict == unruled.verdict:
         return record
-    touching = [r for wid, r in ruled.items() if failing(results.get(wid, {}).get(record.trial_id)) and r.id]
+    touching = [r for wid, r in ruled.items()
+                if fails_on(witnesses[wid], results.get(wid, {}).get(record.trial_id)) and r.id]
     if not touching:
         return record
     ruling = max(touching, key=lambda r: r.id or 0)
@@ -192,8 +193,8 @@ def recompute_task(store: Store, task: Task) -> dict[str, VerdictRecord]:
     evidence: dict[str, list[Evidence]] = {}
     for e in store.list_evidence(run_id, task_id=task.id):
         evidence.setdefault(e.trial_id, []).append(e)
-    ruled = {wid: witness_rulings[wid] for wid, cls in unruled.items()
-             if cls != next(w.classification for w in witnesses if w.id == wid)}
+    by_id = {w.id: w for w in witnesses}
+    ruled = {wid: witness_rulings[wid] for wid, cls in unruled.items() if cls != by_id[wid].classification}
     bare = [replace(w, classification=unruled[w.id]) if w.id in ruled else w for w in witnesses]
     records = {}
     for t in trials:
@@ -202,7 +203,7 @@ def recompute_task(store: Store, task: Task) -> dict[str, VerdictRecord]:
         record = decide(t, task, witnesses, results, evidence.get(t.id, []), **args)
         if ruled:
             record = flipped_by(record, decide(t, task, bare, results, evidence.get(t.id, []), **args),
-                                ruled, results)
+                                ruled, results, by_id)
         records[t.id] = record
     store.set_verdicts(list(records.values()))
     return records

@@ -79,7 +79,7 @@ def verdict_detail(app: App, data: TrialData) -> Text:
         (f"\nwhy {LABELS.get(str(v.verdict), str(v.verdict))}: " if v.verdict in EXPLAINED else "\nrule: "),
         (v.rule or "—", "bold" if v.verdict in EXPLAINED else ""),
         f"\nrefuting witnesses: {', '.join(v.witnesses) or 'none'}",
-        (f"\nrulings in force on this task's witnesses: "
+        ("\nrulings in force on this task's witnesses: "
          + "; ".join(f"#{r.id} {r.target_id} {r.value}" for r in live) if live else ""),
         f"\nbenchmark: {data.trial.official}; T0 recomputed: {data.trial.recomputed or 'not yet'}",
         (f"\nerror: {data.trial.error}" if data.trial.error else ""),

@@ -112,7 +112,7 @@ class OfflineAuthor:
             allowed = domain.narrowed_by(view.seeds(name))
             mutated: dict[str, CallArgs] = {}
             for m in sorted((m for s in seeds for m in mutations(s)), key=lambda c: (c.size, c.key)):
-                values = [*m.args, *(v for _, v in m.kwargs)]
+                values = m.values
                 if m.key in seed_keys or m.key in mutated or call_key(name, m.source()) in known:
                     continue
                 if (all(literal_ok(v) and allowed.admits(v) for v in values) and domain.admits_call(m, names)

@@ -26,6 +26,11 @@ class CallArgs:
         return ", ".join(parts)
 
     @property
+    def values(self) -> tuple:
+        """Every argument value, positional then keyword."""
+        return (*self.args, *(v for _, v in self.kwargs))
+
+    @property
     def key(self) -> str:
         return self.source()
 

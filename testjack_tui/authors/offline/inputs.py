@@ -175,7 +175,7 @@ def plan_inputs(
             return
         if not (arity[0] <= len(call.args) + len(call.kwargs) <= arity[1]):
             return
-        values = [*call.args, *(v for _, v in call.kwargs)]
+        values = call.values
         if not all(literal_ok(v) for v in values):
             return
         if all(stated.admits(v) if _plain_int(v) else domain.admits(v) for v in call.args) and all(

@@ -17,40 +17,30 @@ from testjack_tui.authors.offline.probe import CALL_LIMIT_S, SLOW_FACTOR, Outcom
 DEPTH_SAFE = 250
 
 
-def within_depth(value: object) -> bool:
-    """Whether no number in ``value`` and no length of it exceeds ``DEPTH_SAFE``: an input a trial
-    that recurses once per unit can answer without hitting the interpreter's recursion limit."""
+def _bounded(value: object, numbers: float, lengths: float) -> bool:
+    """Whether no number in ``value`` exceeds ``numbers`` in size and no length ``lengths``."""
     if isinstance(value, bool) or value is None:
         return True
     if isinstance(value, (int, float)):
-        return abs(value) <= DEPTH_SAFE
+        return abs(value) <= numbers
     if isinstance(value, (str, bytes)):
-        return len(value) <= DEPTH_SAFE
+        return len(value) <= lengths
     if isinstance(value, dict):
-        return len(value) <= DEPTH_SAFE and all(within_depth(k) and within_depth(v) for k, v in value.items())
+        return len(value) <= lengths and all(_bounded(k, numbers, lengths) and _bounded(v, numbers, lengths)
+                                             for k, v in value.items())
     if isinstance(value, (list, tuple, set, frozenset)):
-        return len(value) <= DEPTH_SAFE and all(within_depth(v) for v in value)
+        return len(value) <= lengths and all(_bounded(v, numbers, lengths) for v in value)
     return True
+
+
+def within_depth(value: object) -> bool:
+    """Whether no number in ``value`` and no length of it exceeds ``DEPTH_SAFE``: an input a trial
+    that recurses once per unit can answer without hitting the interpreter's recursion limit."""
+    return _bounded(value, DEPTH_SAFE, DEPTH_SAFE)
 
 
 # floats hold integers exactly up to 2**53: below 2**26 the product of two input numbers still fits
 FLOAT_EXACT = 2**26
-
-
-def _numbers_within(value: object, bound: float) -> bool:
-    if isinstance(value, bool) or value is None:
-        return True
-    if isinstance(value, (int, float)):
-        return abs(value) <= bound
-    if isinstance(value, dict):
-        return all(_numbers_within(k, bound) and _numbers_within(v, bound) for k, v in value.items())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return all(_numbers_within(v, bound) for v in value)
-    return True
-
-
-def _values(call: CallArgs) -> tuple:
-    return (*call.args, *(v for _, v in call.kwargs))
 
 
 def _larger_and_fast(seeds: list[CallArgs], outcomes: list[tuple[CallArgs, Outcome]],
@@ -82,7 +72,7 @@ def stress_inputs(seeds: list[CallArgs], outcomes: list[tuple[CallArgs, Outcome]
     if not fast:
         return []
     chosen = fast[:1]
-    shallow = next((cr for cr in fast if all(within_depth(v) for v in _values(cr[0]))), None)
+    shallow = next((cr for cr in fast if all(within_depth(v) for v in cr[0].values)), None)
     if shallow is not None and shallow[0].key != chosen[0][0].key:
         chosen.append(shallow)
     return chosen
@@ -99,4 +89,4 @@ def sized_input(seeds: list[CallArgs], outcomes: list[tuple[CallArgs, Outcome]],
     does not ask for exactness past that: such a witness would refute work its benchmark accepts.
     """
     return next((cr for cr in _larger_and_fast(seeds, outcomes, taken)
-                 if _numbers_within(_values(cr[0]), FLOAT_EXACT)), None)
+                 if all(_bounded(v, FLOAT_EXACT, float("inf")) for v in cr[0].values)), None)

@@ -84,7 +84,7 @@ class TaskView:
         key = call_key(name, call.source())
         if any(call_key(name, a.source()) == key for _, a in self.examples_of(name)):
             return True
-        strings = [v for v in (*call.args, *(v for _, v in call.kwargs)) if isinstance(v, str)]
+        strings = [v for v in call.values if isinstance(v, str)]
         # every string must be one P writes down: an empty or blank one is "mentioned" anywhere
         return bool(strings) and all(s.strip() and prompt_mentions(self.prompt, s) for s in strings)
 

@@ -22,9 +22,10 @@ system is writable, as Harbor's containers are (its scripts write to ``/tests``,
 work directory and wherever the image's tools install things); no network, no capabilities and the
 limits stay, and the container goes away afterwards like any other.
 
-Its first process only sleeps; setup and command run in it with ``exec``, so the daemon's exit
-code is the command's, and a kill of the container at the timeout ends every process the test
-started. JUnit XML and coverage data come back with ``get_archive`` and are read by the same
+Its first process only sleeps (for the request's time limit and a margin, so a container whose
+audit was killed stops by itself: ``container_lifetime``); setup and command run in it with
+``exec``, so the daemon's exit code is the command's, and a kill of the container at the timeout
+ends every process the test started. JUnit XML and coverage data come back with ``get_archive`` and are read by the same
 functions as the local backend's, so both give the same outcomes for the same request. The
 container and its volume are removed afterwards whatever happened.
 
@@ -58,6 +59,7 @@ from .cancel import current_scope
 from .command import PYTEST_ENV, render_command, with_coverage
 from .container_io import (Bounded, coverage_in_container, empty_dir_tar, read_archive, read_text,
                            tar_of, user_ids)
+from .container_lifetime import OWNER_LABEL, lifetime_s, owner, reap_orphans
 from .images import EnvironmentImages, ImageProblem, TaskLayout, needs_docker, task_layout
 from .junit import cross_check
 from .harness_parsers import failures_in_log
@@ -151,6 +153,10 @@ class DockerBackend:
             return ExecResult(status=STATUS_ERROR, duration=time.monotonic() - started,
                               message=f"{needs}the Docker engine is not reachable ({exc}); "
                                       f"{ENGINE_HELP}")
+        try:
+            reap_orphans(client)  # containers of audits that were killed: once per process
+        except docker.errors.APIError:
+            pass  # a clean-up that cannot list containers must not fail the request
         with tempfile.TemporaryDirectory(prefix="testjack-docker-") as tmp:
             try:
                 result = self._run_in(client, request, Path(tmp), started)
@@ -201,7 +207,7 @@ class DockerBackend:
         memory = f"{max(request.memory_mb, 16)}m"
         return client.containers.create(
             image,
-            command=["sleep", "infinity"],
+            command=["sleep", str(lifetime_s(request.timeout, _KILL_GRACE))],
             entrypoint=[],
             network_mode="none",
             mem_limit=memory,
@@ -215,7 +221,7 @@ class DockerBackend:
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             working_dir="/",
-            labels={"org.testjack.run": request.label or "exec"},
+            labels={"org.testjack.run": request.label or "exec", OWNER_LABEL: owner()},
         )
 
     def _run_container(self, container, request: ExecRequest, layout: TaskLayout, world: Path,

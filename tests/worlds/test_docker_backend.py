@@ -383,3 +383,57 @@ def test_requirements_are_installed_once_and_visible_in_the_container(backend, t
                                    requirements=("--no-index", str(tmp_path / "absent.whl"))))
     assert missing.status == "setup_failed"
     assert "pip install" in missing.message
+
+
+RUN_ONE = """
+import pickle, sys
+from testjack_tui.worlds.docker_backend import DockerBackend
+request = pickle.loads(open(sys.argv[1], "rb").read())
+DockerBackend(cache_dir=sys.argv[2]).run(request)
+"""
+
+
+@pytest.mark.slow
+def test_a_killed_audit_leaves_no_container_behind(backend, tmp_path):
+    import pickle
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from testjack_tui.worlds.container_lifetime import OWNER_LABEL, owner, reap_orphans
+
+    snapshot = _world(tmp_path / "repo", {
+        "test_loop.py": """\
+            def test_forever():
+                while True:
+                    pass
+            """})
+    request = _request(snapshot, test_ids=("test_loop.py::test_forever",), timeout=5)
+    (tmp_path / "request.pickle").write_bytes(pickle.dumps(request))
+    (tmp_path / "run_one.py").write_text(RUN_ONE)
+    client = backend.client()
+    # a container of a live owner (this process) must survive every clean-up below
+    bystander = client.containers.create("testjack/base:bookworm", ["true"],
+                                         labels={OWNER_LABEL: owner(), "org.testjack.run": request.label})
+    events = client.events(decode=True, since=int(time.time()), until=int(time.time()) + 120,
+                           filters={"label": f"org.testjack.run={request.label}", "event": "exec_start"})
+    runner = subprocess.Popen([sys.executable, str(tmp_path / "run_one.py"), str(tmp_path / "request.pickle"),
+                               str(tmp_path / "cache")])
+    try:
+        assert next(events, None) is not None, "the world's test never started"
+        runner.send_signal(signal.SIGKILL)  # no finally, no handler: the audit just dies
+        runner.wait()
+        orphan, = [c for c in _containers(backend, request.label) if c.id != bystander.id]
+        # nobody kills it: it stops by itself once the request's time limit is well past
+        orphan.wait(timeout=60)
+        orphan.reload()
+        assert orphan.status == "exited"
+        # and the next docker request of any process removes it
+        assert reap_orphans(client, force=True) >= 1
+        assert [c.id for c in _containers(backend, request.label)] == [bystander.id]
+    finally:
+        events.close()
+        runner.kill()
+        for container in _containers(backend, request.label):
+            container.remove(force=True, v=True)

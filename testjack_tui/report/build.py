@@ -6,6 +6,7 @@ from typing import Any
 
 from store import Store
 from testjack_tui.audit.metrics import resolution_interval
+from testjack_tui.audit.verdicts import AUTHOR_FAILED_STEP
 from testjack_tui.model import Classification, WitnessStatus
 from testjack_tui.report.leaderboard import leaderboard, rows_json
 
@@ -30,6 +31,8 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
     rulings = store.list_rulings(run.id)
     wrong = store.effective_rulings(run.id, "constraint")
     audit_reports = store.steps_with_prefix(run.id, "report:")
+    # a task analysis that broke leaves the task's trials without its shared witnesses: say so
+    analysis_failures = store.steps_with_prefix(run.id, f"{AUTHOR_FAILED_STEP}task:")
 
     return {
         "schema": SCHEMA,
@@ -65,6 +68,7 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
                 "null_passing_tests": t.null_passing_tests,
                 "prompt_defects": defects.get(t.id, []),
                 "error": t.error,
+                "analysis_error": analysis_failures.get(t.id),
                 "domain": [
                     {"id": c.id, "kind": c.kind, "text": c.text, "source": c.source, "params": c.params,
                      "stated": c.stated, "ruled_wrong": c.id in wrong}

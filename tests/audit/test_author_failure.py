@@ -53,3 +53,23 @@ def test_an_author_crash_is_recorded_and_never_ends_the_audit(tmp_path):
     verdicts = _run(tmp_path, Crashes())
     assert {v.verdict for v in verdicts.values()} == {Verdict.UNAUDITED}
     assert all("RecursionError" in v.rule for v in verdicts.values())
+
+
+class AnalysisBreaks(OfflineAuthor):
+    def analyse_task(self, ctx):
+        raise TypeError("'>' not supported between instances of 'dict' and 'int'")
+
+
+def test_a_broken_task_analysis_is_named_in_the_report_and_the_audit_goes_on(tmp_path):
+    from testjack_tui.report.build import build_report
+
+    (tmp_path / "problems.jsonl").write_text(json.dumps(PROBLEM) + "\n")
+    (tmp_path / "samples.jsonl").write_text(json.dumps({"id": "a", "task_id": "Fail/0", "completion": "    return x + x\n"}) + "\n")
+    store = Store(tmp_path / "t.db")
+    run_id = import_path(store, tmp_path).run_id
+    audit = Audit(store, run_id, AuditOptions(mode="lightweight", evidence=False), author=AnalysisBreaks())
+    assert audit.execute() == "done"
+    task, = build_report(store, run_id)["tasks"]
+    assert task["analysis_error"] and "TypeError" in task["analysis_error"]
+    # the randomized loop still audits the trial on its own
+    assert store.list_verdicts(run_id)["a"].verdict == Verdict.SOUND

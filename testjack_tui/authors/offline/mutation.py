@@ -7,6 +7,8 @@ reverse, sort, take negatives and (when the type admits it) edge elements such a
 
 from __future__ import annotations
 
+import math
+import sys
 from typing import Any
 
 from testjack_tui.authors.offline.calls import CallArgs
@@ -18,13 +20,19 @@ _EDGE_ANY = (True, False, None, 0, -1, 1.5, "", "a", [], {})
 # size scaling (EvalPlus grows inputs the same way): numbers deep enough to exhaust a recursion
 # and large enough to expose a quadratic loop; the domain keeps them inside stated bounds
 _LARGE_INTS = (1000, 3000, 10**6 + 3, 10**9 + 7)
+_FLOAT_INT_MAX = int(sys.float_info.max)
 
 
 def _mutate_int(n: int) -> list[Any]:
-    return [0, 1, -1, n + 1, n - 1, -n, 2 * n, n // 2, n * 10 + 1, n * 100, *_LARGE_INTS, float(n)]
+    out = [0, 1, -1, n + 1, n - 1, -n, 2 * n, n // 2, n * 10 + 1, n * 100, *_LARGE_INTS]
+    if abs(n) <= _FLOAT_INT_MAX:  # the same number as a float, where a float can hold it
+        out.append(float(n))
+    return out
 
 
 def _mutate_float(x: float) -> list[float]:
+    if not math.isfinite(x):  # inf and nan have no neighbours worth the name
+        return [0.0, 1.0, -1.0]
     # integer-valued floats, and pairs whose sum or product is not exact in binary
     return [0.0, -x, x + 0.5, x * 2, float(round(x)), x / 3, x + 0.1, x * 3 / 7, float(int(x) + 1)]
 
@@ -48,7 +56,9 @@ def _element_edges(items: list, any_type: bool) -> list:
     if isinstance(sample, bool):
         return [True, False]
     if isinstance(sample, int):
-        return [0, -1, 1, max(items) + 1, min(items)]
+        # a list may mix types (``[0, None]``): its bounds come from its own ints only
+        ints = [x for x in items if isinstance(x, int) and not isinstance(x, bool)]
+        return [0, -1, 1, max(ints) + 1, min(ints)]
     if isinstance(sample, float):
         return [0.0, -1.5, 1.5]
     if isinstance(sample, str):
@@ -62,7 +72,8 @@ def _mutate_list(items: list, any_type: bool) -> list[list]:
     numbers = [x for x in items if isinstance(x, (int, float)) and not isinstance(x, bool)]
     if numbers and len(numbers) == len(items):
         out.append([-x for x in items])  # negatives inside the container
-        out.append([float(x) for x in items])  # integer-valued floats, where floats fit
+        if all(abs(x) <= _FLOAT_INT_MAX for x in numbers):  # integer-valued floats, where floats fit
+            out.append([float(x) for x in items])
         out.append(list(range(len(items) * 100)))  # a long list of distinct values
     try:
         out.append(sorted(items))

@@ -199,6 +199,10 @@ def measure(corpus: str, report: dict[str, Any], labels: dict[str, dict[str, Any
         "slow_findings": sorted(slow),
         "slow_on_plus_passing": sorted(slow & plus_pass),
         "not_reproduced": sorted(t for t, v in verdict.items() if v == "not_reproduced"),
+        # an author exception: the task's trials went without its shared witnesses
+        "analysis_errors": {t["id"]: t["analysis_error"] for t in report.get("tasks") or [] if t.get("analysis_error")},
+        "unaudited_by_author_failure": sorted(tid for tid, t in trials.items() if t.get("verdict") == "unaudited"
+                                              and "author's audit failed" in str(t.get("verdict_rule") or "")),
         "verdicts": dict(sorted(counts.items())),
         "witnesses": len(witnesses),
         "ambiguous_witnesses": sum(1 for w in witnesses.values() if w.get("classification") == "ambiguous"),
@@ -217,8 +221,8 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
             out[key] = sorted(x for p in parts for x in p.get(key, []))
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             out[key] = round(sum(p.get(key, 0) for p in parts), 1)
-        elif key == "false_refutation_witnesses":
-            out[key] = {t: ws for p in parts for t, ws in p[key].items()}
+        elif key in ("false_refutation_witnesses", "analysis_errors"):
+            out[key] = {t: ws for p in parts for t, ws in (p.get(key) or {}).items()}
         elif key == "verdicts":
             merged: dict[str, int] = {}
             for p in parts:
@@ -288,6 +292,8 @@ def table(title: str, columns: dict[str, dict[str, Any]]) -> str:
         ("refuted trials", lambda f: len(f["refuted"])),
         ("FALSE REFUTATIONS", lambda f: len(f["false_refutations"])),
         ("not_reproduced", lambda f: len(f["not_reproduced"])),
+        ("task analyses that broke", lambda f: len(f.get("analysis_errors") or {})),
+        ("trials unaudited: author broke", lambda f: len(f.get("unaudited_by_author_failure") or [])),
         ("verdicts", lambda f: " ".join(f"{v}={n}" for v, n in f["verdicts"].items())),
         ("witnesses", lambda f: f["witnesses"]),
         ("  ambiguous", lambda f: f["ambiguous_witnesses"]),

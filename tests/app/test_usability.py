@@ -597,6 +597,22 @@ async def test_malformed_tasks_are_marked_in_the_list(demo_store):
         assert "task slug (malformed: the reference fails T0)" in text_of(trial.query_one("#trial-head", Static))
 
 
+async def test_a_broken_task_analysis_is_named_on_its_trials(demo_store):
+    from testjack_tui.audit.verdicts import AUTHOR_FAILED_STEP
+
+    store = Store(demo_store)
+    store.mark_step("demo", f"{AUTHOR_FAILED_STEP}task:slug", "TypeError: '>' not supported")
+    store.close()
+    app = TestJackApp(demo_store, run_id="demo")
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        trial = await open_trial(pilot, "s1")
+        assert "(task analysis failed: TypeError" in text_of(trial.query_one("#trial-head", Static))
+        await pilot.press("escape")
+        trial = await open_trial(pilot, "c1")  # another task's trial says nothing of it
+        assert "task analysis failed" not in text_of(trial.query_one("#trial-head", Static))
+
+
 async def test_an_override_is_undone_from_the_trial_screen_with_a_reason(demo_store):
     app = TestJackApp(demo_store, run_id="demo", analyst="ann")
     async with app.run_test(size=WIDE) as pilot:

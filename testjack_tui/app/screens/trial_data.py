@@ -36,6 +36,7 @@ class TrialData:
     verdicts: dict[str, VerdictRecord] = field(default_factory=dict)  # the task's trials' verdicts
     evidence_gathered: bool = False  # the audit looked for evidence on this trial
     witness_rulings: dict[str, Ruling] = field(default_factory=dict)  # witness id -> ruling in force
+    analysis_error: str = ""  # the task analysis broke: this trial has none of its witnesses
 
     def constraint(self, constraint_id: str | None) -> Constraint | None:
         return next((c for c in self.task.domain if c.id == constraint_id), None)
@@ -44,7 +45,7 @@ class TrialData:
 def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
     from testjack_tui.audit.execution import read_world_file
     from testjack_tui.audit.patchtext import changed_files
-    from testjack_tui.audit.verdicts import passing_trials
+    from testjack_tui.audit.verdicts import AUTHOR_FAILED_STEP, passing_trials
 
     trial = store.get_trial(run_id, trial_id)
     task = store.get_task(run_id, trial.task_id)
@@ -82,4 +83,5 @@ def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
         verdicts={t.id: all_verdicts[t.id] for t in trials if t.id in all_verdicts},
         evidence_gathered=store.step_done(run_id, f"evidence:{trial.id}"),
         witness_rulings={w.id: live[w.id] for w in witnesses if w.id in live},
+        analysis_error=str(store.steps_with_prefix(run_id, f"{AUTHOR_FAILED_STEP}task:{task.id}").get("") or ""),
     )

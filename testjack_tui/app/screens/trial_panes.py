@@ -33,8 +33,10 @@ def head_line(app: App, data: TrialData) -> Text:
     task = data.task
     malformed = Text(f" (malformed: {shorten(task.malformed_reason or 'the reference fails T0', 50)})",
                      style="bold") if task.malformed else ""
+    broken = Text(f" (task analysis failed: {shorten(data.analysis_error, 50)})",
+                  style="bold") if data.analysis_error else ""
     return Text.assemble(
-        (t.id, "bold"), f"  task {t.task_id}", malformed,
+        (t.id, "bold"), f"  task {t.task_id}", malformed, broken,
         f" · model {t.model or '?'} · agent {t.agent or '?'} · official {t.official} · ",
         verdict_text(app, str(v.verdict)), " (", source_text(v), ")",
         (f": {v.rule}" if v.verdict in EXPLAINED and v.rule else ""),

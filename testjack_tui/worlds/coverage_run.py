@@ -57,7 +57,10 @@ def measured(command: str, out_dir: str) -> tuple[str, dict[str, str]]:
     wrapped = with_coverage(command, f"{out_dir}/{DATA}")
     if wrapped is not None:
         return wrapped, {}
-    rcfile = f"[run]\nbranch = True\nparallel = True\ndata_file = {out_dir}/{DATA}\n"
+    # multiprocessing: workers a runner forks (Django's --parallel) end with os._exit, which
+    # skips the hook that saves their data; coverage.py's own patch saves it
+    rcfile = (f"[run]\nbranch = True\nparallel = True\nconcurrency = multiprocessing\n"
+              f"data_file = {out_dir}/{DATA}\n")
     env = (f"export COVERAGE_PROCESS_START={shlex.quote(f'{out_dir}/{RCFILE}')} "
            f"PYTHONPATH={shlex.quote(f'{out_dir}/{SITE}')}${{PYTHONPATH:+:$PYTHONPATH}}")
     return f"{env}; {command}", {RCFILE: rcfile, f"{SITE}/sitecustomize.py": _STARTUP}

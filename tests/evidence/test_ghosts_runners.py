@@ -1,6 +1,7 @@
 """Ghost branches when T0's command is not pytest: SymPy's ``bin/test``, Django's ``runtests.py``,
 ``python -m unittest``. Coverage follows every Python process of the runner (the SymPy-style
-runner re-executes itself in a subprocess, as SymPy's does for hash randomisation)."""
+runner re-executes itself in a subprocess, as SymPy's does for hash randomisation; the forked one
+runs the tests in multiprocessing workers, as Django's ``--parallel`` does)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,24 @@ sys.path[:0] = [here, os.path.dirname(here)]
 suite = unittest.defaultTestLoader.loadTestsFromNames([a for a in sys.argv[1:] if not a.startswith("-") and not a.isdigit()])
 sys.exit(0 if unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful() else 1)
 '''
+# Django's --parallel in small: the tests run in forked multiprocessing workers
+FORKED_RUNNER = '''import multiprocessing, os, sys, unittest
+sys.path.insert(0, os.getcwd())
+
+
+def run(name):
+    suite = unittest.defaultTestLoader.loadTestsFromName(name)
+    return unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful()
+
+
+if __name__ == "__main__":
+    names = ["tests.test_calc.ClampTests.test_inside", "tests.test_calc.ClampTests.test_above"]
+    pool = multiprocessing.get_context("fork").Pool(2)
+    ok = all(pool.map(run, names))
+    pool.close()  # as Django's runner ends its pool: the workers finish, then exit
+    pool.join()
+    sys.exit(0 if ok else 1)
+'''
 
 RUNNERS = {
     "sympy bin/test": ({"bin/test": SYM_RUNNER, "calc_pkg/__init__.py": "", "calc_pkg/tests/__init__.py": "",
@@ -48,6 +67,8 @@ RUNNERS = {
     "django runtests.py": ({"tests/runtests.py": DJ_RUNNER, "tests/calc_tests/__init__.py": "",
                             "tests/calc_tests/tests.py": UNITTESTS},
                            "./tests/runtests.py --verbosity 2 --parallel 1 calc_tests.tests"),
+    "forked workers": ({"tests/__init__.py": "", "tests/test_calc.py": UNITTESTS, "run_forked.py": FORKED_RUNNER},
+                       "python run_forked.py"),
     "python -m unittest": ({"tests/__init__.py": "", "tests/test_calc.py": UNITTESTS},
                            "python -m unittest -v tests.test_calc"),
 }

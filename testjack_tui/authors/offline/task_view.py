@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from testjack_tui.authors.base import AuthorContext
 from testjack_tui.authors.offline.calls import CallArgs, aliases_in_tests, calls_in_source
@@ -42,7 +43,7 @@ class TaskView:
     def of(cls, ctx: AuthorContext) -> "TaskView":
         read = ctx.read_file or (lambda world, path: None)
         view = cls(ctx)
-        view.targets = changed_functions(ctx.task.reference_patch, read, "reference")
+        view.targets = changed_functions(ctx.task.reference_patch, read, "reference", classes=True)
         for path in test_files(ctx.task.test_patch):
             text = read("null", path)
             if text:
@@ -57,6 +58,27 @@ class TaskView:
     def access(self, target: Target) -> Access | None:
         """How a witness reaches ``target``; None for a method on an object no test shows how to build."""
         return access_for(target, self.test_sources)
+
+    def looks(self, target: Target) -> list[str]:
+        """What an object a constructor builds is compared by: the properties the reference
+        changes, and the other public attributes P or T0 names (an attribute nobody names is the
+        implementation's own: a trial may keep its state under other names)."""
+        if target.binding != "constructor":
+            return []
+        named = [a for a in target.attrs
+                 if re.search(rf"(?<!\w){re.escape(a)}(?!\w)", self.prompt) or a in self.read_in_tests]
+        return [*target.look, *named]
+
+    @cached_property
+    def read_in_tests(self) -> set[str]:
+        """Attribute names T0's tests read (``obj.length``)."""
+        found: set[str] = set()
+        for source in self.test_sources:
+            try:
+                found |= {n.attr for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Attribute)}
+            except SyntaxError:
+                continue
+        return found
 
     def t0_calls(self, name: str) -> list[CallArgs]:
         attr = name.rsplit(".", 1)[-1]  # a method call spells the method's name last

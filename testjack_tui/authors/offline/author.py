@@ -31,7 +31,7 @@ from testjack_tui.authors.offline.calls import CallArgs, literal_ok, seed_number
 from testjack_tui.authors.offline.examples import Example
 from testjack_tui.authors.offline.inputs import plan_inputs
 from testjack_tui.authors.offline.mutation import mutations
-from testjack_tui.authors.offline.probe import CALL_LIMIT_S, REPR_KEY, Outcome, diverges, run_probe, slower
+from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, run_probe, slower
 from testjack_tui.authors.offline.signatures import Access, Target, callers_of, functions_in, module_access, shared_targets
 from testjack_tui.authors.offline.stress import sized_input, stress_inputs
 from testjack_tui.authors.offline.task_view import TaskView, existing_calls, input_shape, witness_calls
@@ -128,7 +128,8 @@ class OfflineAuthor:
         frontier: dict[str, set[int]] = {}  # per function, which of its mutations are frontier inputs
         for target, access, seeds, mutated in plans:
             imports[target.name] = list(access.imports)
-            looks[target.name] = view.looks(target)
+            if target.binding == "constructor":
+                looks[target.name] = view.looks(target)
             floors = seed_floors(view.seeds(target.name))
             frontier[target.name] = {k for k, m in enumerate(mutated) if below_floor(m, floors)}
             traced.update(range(len(cases), len(cases) + len(seeds)))
@@ -210,7 +211,8 @@ class OfflineAuthor:
                 continue  # a method on an object no test shows how to build
             accesses[target.name] = access
             imports[target.name] = list(access.imports)
-            looks[target.name] = view.looks(target)
+            if target.binding == "constructor":
+                looks[target.name] = view.looks(target)
             domain = Domain.from_prompt(view.prompt, [p.name for p in target.params])
             stated_seeds = view.seeds(target.name)
             floors = seed_floors(stated_seeds)
@@ -337,9 +339,10 @@ class OfflineAuthor:
             return self._candidate(replace(spec, access=direct), target, candidate.kind)
         if spec.source == "prompt":
             return None  # P and the reference disagree: nothing to fix on our side
-        shown = [n for n in (ast.literal_eval(spec.expected or "{}") if spec.shape == "view" else {}) if n != REPR_KEY]
+        shown = list(ast.literal_eval(spec.expected or "{}")) if spec.shape == "view" else None
         res = run_probe(ctx, ["reference"], [(target.name, f"{spec.access.expr}({spec.args})")],
-                        {target.name: list(spec.access.imports)}, looks={target.name: shown})["reference"][0]
+                        {target.name: list(spec.access.imports)},
+                        looks={target.name: shown} if shown is not None else None)["reference"][0]
         if not amplify.usable(res, ctx.task.prompt):
             return None
         fixed = replace(spec, expected=res.repr if res.returned else None, raises=res.type_name if res.raised else None,

@@ -22,8 +22,9 @@ them (``shape``):
   as a list (``"items"``), so two generators compare by what they yield, not by
   ``<generator object at 0x..>``; a witness states ``list(itertools.islice(call, ITEMS))``.
 - an object built by a constructor the reference changes (``"view"``): the attributes and
-  properties the author names for its class (``looks``) that hold literals, and its ``repr``
-  when the class defines one and it shows no address; a witness reads the same names.
+  properties the author names for its class (``looks``) that hold literals, and (``REPR_KEY``
+  named) its ``repr`` when the class defines one that shows no address; a witness reads the
+  same names.
 """
 
 from __future__ import annotations
@@ -114,20 +115,22 @@ def _iterator(value):
 
 
 def _view(obj, names):
-    """The names' literal values on obj (a name that raises or holds no literal is left out),
-    and its own repr when its class defines one that shows no address."""
+    """The names' literal values on obj (a name that raises or holds no literal is left out);
+    REPR_KEY: its own repr, when its class defines one that shows no address."""
     shown = {{}}
     for name in names:
+        if name == "{repr_key}":
+            if type(obj).__repr__ is not object.__repr__:
+                text = repr(obj)
+                if " at 0x" not in text:
+                    shown[name] = text
+            continue
         try:
             value = getattr(obj, name)
         except Exception:
             continue
         if not callable(value) and not _iterator(value) and _literal(value):
             shown[name] = value
-    if type(obj).__repr__ is not object.__repr__:
-        text = repr(obj)
-        if " at 0x" not in text:
-            shown["{repr_key}"] = text
     return shown
 
 

@@ -140,3 +140,23 @@ def test_a_private_helper_refutes_only_through_public_code(audited):
     assert all("double_abs(" in w.code for w in _refuting(store, run_id, "scale", "scale-wrong"))
     found = [e for e in store.list_evidence(run_id, "scale-masked") if e.kind == EvidenceKind.HELPER]
     assert len(found) == 1 and "_scale(" in found[0].detail and "double_abs" in found[0].detail
+
+
+def test_targets_of_repository_code_are_found():
+    from testjack_tui.authors.offline.bounds import Domain
+    from testjack_tui.authors.offline.calls import CallArgs
+    from testjack_tui.authors.offline.inputs import plan_inputs
+    from testjack_tui.authors.offline.signatures import callers_of, functions_in
+
+    found = functions_in(SPAN_REF, "spans.py", classes=True)
+    assert found["Span"].binding == "constructor" and [p.name for p in found["Span"].params] == ["start", "stop"]
+    assert found["Span"].look == ("length",) and found["Span"].attrs == ("start", "stop")
+    # SymPy's style: __new__(cls, *args) has no signature to generate for; T0's calls still fit
+    sym = functions_in("class Interval(Basic):\n    def __new__(cls, *args):\n        return Basic.__new__(cls, *args)\n",
+                       "sets.py", classes=True)["Interval"]
+    calls = plan_inputs(sym, [CallArgs((1, 2)), CallArgs((0, 1, True))], Domain(), 0, budget=12, generate=3)
+    assert {"1, 2", "0, 1, True"} <= {c.source() for c in calls}
+    # private helpers only when asked for, and the public code that names them
+    assert "_scale" not in functions_in(SCALE_REF, "scalekit.py")
+    assert "_scale" in functions_in(SCALE_REF, "scalekit.py", private=True)
+    assert list(callers_of(SCALE_REF, "scalekit.py", "_scale")) == ["double_abs"]

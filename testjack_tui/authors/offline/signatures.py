@@ -48,6 +48,7 @@ class Target:
     # "" for a function; "class" (static or class method), "instance", or "constructor" (a class)
     binding: str = ""
     bare_constructor: bool = False  # an instance method's class can be built as ``Class()``
+    variadic: bool = False  # a constructor taking *args / **kwargs: any call T0 makes fits
     look: tuple[str, ...] = ()  # a constructor's properties the patch changes: always read
     attrs: tuple[str, ...] = ()  # its other public attributes and properties: read when P or T0 names them
 
@@ -182,9 +183,11 @@ def _constructor(cls: ast.ClassDef, path: str, lines: set[int] | None) -> Target
     if not touched:
         return None
     init = methods.get("__init__") or methods.get("__new__")
+    variadic = False
     if init is not None:
-        if init.args.vararg or init.args.kwarg:
-            return None  # no signature to generate for
+        # SymPy's ``__new__(cls, *args)``: nothing to generate for, but T0's own calls and their
+        # mutations still fit
+        variadic = bool(init.args.vararg or init.args.kwarg)
         params = _params(init)[1:]  # self / cls
     elif dataclass:
         params = tuple(Param(f.target.id, ast.unparse(f.annotation), ast.unparse(f.value) if f.value else None)
@@ -203,7 +206,7 @@ def _constructor(cls: ast.ClassDef, path: str, lines: set[int] | None) -> Target
                       for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
                       if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me}
     attrs = tuple(sorted(n for n in names if not n.startswith("_") and n not in look))
-    return Target(cls.name, path, params, "", "constructor", look=look, attrs=attrs)
+    return Target(cls.name, path, params, "", "constructor", variadic=variadic, look=look, attrs=attrs)
 
 
 def functions_in(source: str, path: str, lines: set[int] | None = None, *, classes: bool = False,

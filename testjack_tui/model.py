@@ -66,6 +66,7 @@ class EvidenceKind(StrEnum):
     DETECTOR = "detector"
     MUTANT = "mutant"
     SLOW = "slow"  # the trial gives the reference's answer far more slowly (never a refutation)
+    HELPER = "helper"  # a private helper answers otherwise than the reference's (never a refutation)
 
 
 class Backend(StrEnum):

@@ -299,7 +299,7 @@ class Audit:
                 self.store.put_requirements(reqs)
             candidates = self.author.audit_trial(ctx)
             have = self.store.list_evidence(self.run.id, trial.id)
-            kept = [e for e in have if e.kind != EvidenceKind.SLOW]
+            kept = [e for e in have if e.kind not in (EvidenceKind.SLOW, EvidenceKind.HELPER)]  # the author's own, made anew
             if ctx.findings or len(kept) != len(have):
                 self.store.replace_evidence(self.run.id, trial.id, kept + ctx.findings)
             witnesses = self.validator.validate(ctx, candidates, Origin.AUDIT, trial.id)

@@ -227,9 +227,11 @@ class Validator:
         if origin == Origin.MANUAL:
             return []
         have = {w.id for w in validated}
+        # a harness witness (no path: T0 with one trial's harness changes dropped) is that trial's
+        # alone; shared, it would run as a file at "" on every other trial and fail there
         return [
             w for w in self.store.list_witnesses(task.run_id, task.id, status=str(WitnessStatus.VALIDATED))
-            if w.origin == origin and w.found_on == found_on and w.id not in have
+            if w.origin == origin and w.found_on == found_on and w.id not in have and w.path
         ]
 
     def _witness_for(

@@ -67,8 +67,9 @@ def ghost_branches(trial_patch: str, coverage: dict | None, read_file: ReadFile,
 
     ``coverage`` is ``ExecResult.coverage`` of T0 on the model world (None: nothing to report, the
     run did not collect coverage). An empty measurement says nothing either: T0 then ran its tests
-    in a process coverage did not follow (a Harbor task's ``test.sh`` starting its own pytest),
-    and reporting every added line as never run would be evidence of nothing. ``read_file`` reads
+    in processes coverage could not follow (an interpreter without coverage.py, such as a
+    task image's own), and reporting every added line as never run would be evidence of nothing.
+    Any runner is measured, not only pytest (``worlds.coverage_run``). ``read_file`` reads
     a post-patch file of the model world.
     """
     if not coverage:

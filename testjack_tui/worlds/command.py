@@ -7,7 +7,6 @@ than ``str.format`` because real commands carry braces of their own (``awk '{pri
 
 from __future__ import annotations
 
-import re
 import shlex
 
 from .request import ExecRequest
@@ -17,22 +16,7 @@ from .request import ExecRequest
 # Backends put this in the environment rather than in the command so the command stays the task's.
 PYTEST_ENV = {"PYTEST_ADDOPTS": "-o junit_family=xunit1"}
 
-# A leading ``python -m pytest`` / ``python3 -m pytest`` / bare ``pytest`` (after an optional
-# ``cd dir &&`` prefix and ``VAR=value`` assignments, which task commands sometimes carry).
-_PYTEST_HEAD = re.compile(
-    r"(^\s*|&&\s*|;\s*)((?:[A-Za-z_]\w*=\S*\s+)*)(?:python3?\s+-m\s+pytest|pytest)(?=\s|$)")
-
 
 def render_command(request: ExecRequest, junit_path: str) -> str:
     tests = " ".join(shlex.quote(t) for t in request.test_ids)
     return request.command.replace("{tests}", tests).replace("{junit}", shlex.quote(junit_path))
-
-
-def with_coverage(command: str, data_file: str) -> str | None:
-    """Run the first pytest invocation of ``command`` under coverage.py with branch coverage.
-
-    Returns None when the command has no pytest invocation to wrap (the caller says so).
-    """
-    wrapped = f"python -m coverage run --branch --data-file={shlex.quote(data_file)} -m pytest"
-    new, count = _PYTEST_HEAD.subn(lambda m: m.group(1) + m.group(2) + wrapped, command, count=1)
-    return new if count else None

@@ -1,6 +1,6 @@
 """What crosses a container's wall: the world going in as tars owned by the test user, files and the
-output directory coming back (bounded in size), the exec streams kept to a bound, and coverage data
-read with the container's paths. The docker backend (``docker_backend``) drives these.
+output directory coming back (bounded in size), and the exec streams kept to a bound. The docker
+backend (``docker_backend``) drives these.
 """
 
 from __future__ import annotations
@@ -71,6 +71,28 @@ def empty_dir_tar(name: str, uid: int, gid: int) -> bytes:
     return buf.getvalue()
 
 
+def files_tar(files: dict[str, str], uid: int, gid: int) -> bytes:
+    """Text files (path -> content, folders made as needed) as a tar owned by ``uid:gid``."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        made: set[str] = set()
+        for rel, text in sorted(files.items()):
+            parts = rel.split("/")
+            for depth in range(1, len(parts)):
+                folder = "/".join(parts[:depth])
+                if folder not in made:
+                    made.add(folder)
+                    info = tarfile.TarInfo(folder)
+                    info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, 0o755, uid, gid
+                    tar.addfile(info)
+            data = text.encode()
+            info = tarfile.TarInfo(rel)
+            info.size, info.mode, info.uid, info.gid = len(data), 0o644, uid, gid
+            info.mtime = int(time.time())
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
 def user_ids(passwd: str, user: str) -> tuple[int, int] | None:
     """The uid and gid of ``user`` (a name or ``uid``, optionally ``:group``) in ``passwd``."""
     user, _, group = user.partition(":")
@@ -123,24 +145,3 @@ def read_archive(container, path: str, dest: Path) -> None:
                 if src is not None:
                     with open(dest / os.path.basename(member.name), "wb") as fh:
                         shutil.copyfileobj(src, fh)
-
-
-def coverage_in_container(data_file: Path, world: str) -> dict:
-    """Coverage of the world's files, keyed by their path relative to the world, as the local
-    backend gives it. The data names files by their path in the container; coverage.py reads
-    the data file the image's (possibly older) coverage.py wrote."""
-    from coverage import CoverageData
-
-    if not data_file.exists():
-        return {}
-    data = CoverageData(basename=str(data_file))
-    data.read()
-    prefix = world + "/"
-    result = {}
-    for measured in sorted(data.measured_files()):
-        if measured.startswith(prefix):
-            result[measured[len(prefix):]] = {
-                "lines": sorted(data.lines(measured) or []),
-                "arcs": [list(a) for a in sorted(data.arcs(measured) or [])],
-            }
-    return result

@@ -54,10 +54,11 @@ import docker
 import docker.errors
 from docker.types import Mount
 
+from . import coverage_run
 from .cache import mark_used
 from .cancel import current_scope
-from .command import PYTEST_ENV, render_command, with_coverage
-from .container_io import (Bounded, coverage_in_container, empty_dir_tar, read_archive, read_text,
+from .command import PYTEST_ENV, render_command
+from .container_io import (Bounded, empty_dir_tar, files_tar, read_archive, read_text,
                            tar_of, user_ids)
 from .container_lifetime import OWNER_LABEL, lifetime_s, owner, reap_orphans
 from .images import EnvironmentImages, ImageProblem, TaskLayout, needs_docker, task_layout
@@ -257,11 +258,9 @@ class DockerBackend:
                                   else f"setup {how}")
         command = render_command(request, f"{OUT}/junit.xml")
         if request.coverage:
-            wrapped = with_coverage(command, f"{OUT}/coverage.data")
-            if wrapped is None:
-                notes.append("coverage asked for, but the command has no pytest invocation to wrap")
-            else:
-                command = wrapped
+            command, support = coverage_run.measured(command, OUT)
+            if support:
+                container.put_archive(OUT, files_tar(support, uid, gid))
         code, how = self._exec(container, command, user, layout.workdir, env, deadline, stdout,
                                stderr)
         read_archive(container, OUT, out)
@@ -286,7 +285,7 @@ class DockerBackend:
         if request.coverage and status == STATUS_OK:
             # the data names files by their path in the container; a host world at that path
             # does not exist, so map through a directory named like it
-            coverage = coverage_in_container(out / "coverage.data", layout.workdir)
+            coverage = coverage_run.read(out, coverage_run.under(layout.workdir))
         return ExecResult(status=status, outcomes=outcomes, message="; ".join(notes),
                           coverage=coverage, **common)
 

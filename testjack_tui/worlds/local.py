@@ -22,9 +22,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import limits
+from . import coverage_run, limits
 from .cancel import current_scope
-from .command import PYTEST_ENV, render_command, with_coverage
+from .command import PYTEST_ENV, render_command
 from .junit import cross_check
 from .harness_parsers import failures_in_log
 from .logparsers import capture_limit, clip, run_outcomes
@@ -132,26 +132,6 @@ def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[s
     return _Run(code, bytes(kept[out_fd]), bytes(kept[err_fd]), truncated, timed_out, cancelled)
 
 
-def _coverage_of(data_file: Path, world: Path) -> dict:
-    from coverage import CoverageData
-
-    if not data_file.exists():
-        return {}
-    data = CoverageData(basename=str(data_file))
-    data.read()
-    root = os.path.realpath(world) + os.sep
-    result = {}
-    for measured in sorted(data.measured_files()):
-        real = os.path.realpath(measured)
-        if not real.startswith(root):
-            continue
-        result[real[len(root):]] = {
-            "lines": sorted(data.lines(measured) or []),
-            "arcs": [list(a) for a in sorted(data.arcs(measured) or [])],
-        }
-    return result
-
-
 def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
@@ -221,13 +201,11 @@ class LocalBackend:
                                   STATUS_SETUP_FAILED else f"setup {status}")
         junit = out / "junit.xml"
         command = render_command(request, str(junit))
-        data_file = out / "coverage.data"
         if request.coverage:
-            wrapped = with_coverage(command, str(data_file))
-            if wrapped is None:
-                notes.append("coverage asked for, but the command has no pytest invocation to wrap")
-            else:
-                command = wrapped
+            command, support = coverage_run.measured(command, str(out))
+            for rel, text in support.items():
+                (out / rel).parent.mkdir(parents=True, exist_ok=True)
+                (out / rel).write_text(text)
         run = _run_sandboxed(request, command, world, env, deadline)
         outcomes, reported = run_outcomes(junit, request.log_parser, _text(run.stdout),
                                           _text(run.stderr), request.test_ids)
@@ -248,7 +226,7 @@ class LocalBackend:
                 notes.insert(0, note)
         coverage = None
         if request.coverage and status == STATUS_OK:
-            coverage = _coverage_of(data_file, world)
+            coverage = coverage_run.read(out, coverage_run.under(str(world), resolve=True))
         return ExecResult(status=status, outcomes=outcomes, exit_code=run.exit_code,
                           stdout=_text(stdout), stderr=_text(stderr),
                           truncated=truncated, message="; ".join(notes), coverage=coverage)

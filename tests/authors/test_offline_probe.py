@@ -9,7 +9,9 @@ seen. Another function's calls keep the full limit.
 import subprocess
 import sys
 
-from testjack_tui.authors.offline.probe import CALL_LIMIT_S, TIMEOUT_STREAK, parse_output, probe_script
+from testjack_tui.authors.offline.probe import (
+    CALL_LIMIT_S, ITEMS, REPR_KEY, TIMEOUT_STREAK, Outcome, diverges, parse_output, probe_script,
+)
 
 TRIAL = '''
 import time
@@ -45,3 +47,52 @@ def test_after_two_timeouts_a_function_gets_a_short_limit_and_quick_answers_stil
     assert out[2].type_name == "RecursionError"
     assert out[3].seconds is not None and out[3].seconds < CALL_LIMIT_S / 2  # cut short, not a full limit
     assert out[5].repr == repr(CALL_LIMIT_S / 2)  # another function keeps the full limit
+
+
+SHAPES = '''
+import itertools
+
+def evens(n):
+    for i in range(0, n, 2):
+        yield i
+
+def forever():
+    return itertools.count()
+
+class Span:
+    def __init__(self, start, stop):
+        self.start, self.stop = start, stop
+
+    @property
+    def length(self):
+        return self.stop - self.start
+
+    def __repr__(self):
+        return "Span(%r, %r)" % (self.start, self.stop)
+'''
+
+
+def test_iterators_and_built_objects_are_shown_as_data(tmp_path):
+    (tmp_path / "shapes.py").write_text(SHAPES)
+    cases = [("f", "evens(5)"), ("f", "forever()"), ("Span", "Span(1, 4)")]
+    imports = {"f": ["from shapes import *"], "Span": ["from shapes import *"]}
+    script = probe_script(cases, imports, budget=30, looks={"Span": ["length", "missing", REPR_KEY]})
+    (tmp_path / "probe.py").write_text(script)
+    done = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    gen, endless, span = parse_output(done.stdout, len(cases))
+    assert (gen.shape, gen.repr, gen.type_name) == ("items", "[0, 2, 4]", "generator")
+    assert endless.shape == "items" and endless.value()[1] == list(range(ITEMS))  # bounded, not hung
+    # the names asked for that hold literals, and the class's own repr
+    assert span.shape == "view" and span.value()[1] == {"length": 3, REPR_KEY: "Span(1, 4)"}
+
+
+def test_materialised_results_diverge_as_their_witness_would_fail():
+    items = Outcome("ok", "[0, 2, 4]", "generator", shape="items")
+    assert diverges(items, Outcome("ok", "[0, 2]", "generator", shape="items")) is True
+    assert diverges(items, Outcome("ok", "[0, 2, 4]", "list")) is False  # a list with the same items
+    assert diverges(Outcome("ok", "[0, 2, 4]", "list"), items) is True  # a generator never equals a list
+    view = Outcome("ok", "{'length': 3}", "Span", shape="view")
+    # only the reference's names are read: another attribute on the trial's object changes nothing
+    assert diverges(view, Outcome("ok", "{'length': 3, 'extra': 1}", "Span", shape="view")) is False
+    assert diverges(view, Outcome("ok", "{'length': 4}", "Span", shape="view")) is True
+    assert diverges(view, Outcome("ok", "{}", "Span", shape="view")) is True  # the trial's object lacks it

@@ -300,6 +300,27 @@ def test_coverage_of_the_world_files(backend, tmp_path):
     assert set(result.coverage) == {"calc.py", "tests/__init__.py", "tests/test_calc.py"}
 
 
+def test_coverage_of_a_runner_that_is_not_pytest(backend, tmp_path):
+    # every Python process of the command is measured: here unittest in a child of the shell
+    snapshot = _world(tmp_path / "repo", {"calc.py": CALC["calc.py"], "tests/__init__.py": "",
+                                          "tests/test_u.py": """\
+        import unittest
+
+        from calc import clamp
+
+
+        class T(unittest.TestCase):
+            def test_high(self):
+                self.assertEqual(clamp(9, 0, 5), 5)
+        """})
+    request = _request(snapshot, command="python -m unittest tests.test_u", coverage=True)
+    result = backend.run(request)
+    assert result.exit_code == 0, result.stderr
+    calc = result.coverage["calc.py"]
+    assert {8, 10, 11} <= set(calc["lines"]) and 9 not in calc["lines"]
+    assert [10, 11] in calc["arcs"]
+
+
 def test_memory_limit_kills_a_hog(backend, tmp_path):
     snapshot = _world(tmp_path / "repo", {
         "test_hog.py": """\

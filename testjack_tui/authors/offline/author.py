@@ -32,7 +32,7 @@ from testjack_tui.authors.offline.examples import Example
 from testjack_tui.authors.offline.inputs import plan_inputs
 from testjack_tui.authors.offline.mutation import mutations
 from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, run_probe, slower
-from testjack_tui.authors.offline.signatures import Access, Target, module_access, shared_targets
+from testjack_tui.authors.offline.signatures import Access, Target, callers_of, functions_in, module_access, shared_targets
 from testjack_tui.authors.offline.stress import sized_input, stress_inputs
 from testjack_tui.authors.offline.task_view import TaskView, existing_calls, input_shape, witness_calls
 from testjack_tui.authors.offline.witnesses import Spec, call_key, render, requirement_text, shorten
@@ -123,11 +123,13 @@ class OfflineAuthor:
             if len(admitted) > self.budget:
                 admitted = admitted[: self.budget - STRESS_POOL] + admitted[-STRESS_POOL:]
             plans.append((target, access, seeds, admitted))
-        cases, imports = [], {}
+        cases, imports, looks = [], {}, {}
         traced: set[int] = set()  # T0's calls, and the frontier mutations (see _on_purpose)
         frontier: dict[str, set[int]] = {}  # per function, which of its mutations are frontier inputs
         for target, access, seeds, mutated in plans:
             imports[target.name] = list(access.imports)
+            if target.binding == "constructor":
+                looks[target.name] = view.looks(target)
             floors = seed_floors(view.seeds(target.name))
             frontier[target.name] = {k for k, m in enumerate(mutated) if below_floor(m, floors)}
             traced.update(range(len(cases), len(cases) + len(seeds)))
@@ -135,7 +137,7 @@ class OfflineAuthor:
             cases += [(target.name, f"{access.expr}({c.source()})") for c in [*seeds, *mutated]]
         if not cases:
             return []
-        outcomes = run_probe(ctx, ["reference"], cases, imports, frozenset(traced))["reference"]
+        outcomes = run_probe(ctx, ["reference"], cases, imports, frozenset(traced), looks)["reference"]
         out: list[Candidate] = []
         i = 0
         for target, access, seeds, mutated in plans:
@@ -165,7 +167,8 @@ class OfflineAuthor:
                        "The input is one of T0's inputs scaled up in size: the reference's result there.")
                 spec = Spec(target.name, access, call.source(), res.repr if res.returned else None,
                             res.type_name if res.raised else None, "amplified", why,
-                            patience=WITNESS_DEADLINE_S if k >= len(chosen) else None)
+                            patience=WITNESS_DEADLINE_S if k >= len(chosen) else None,
+                            shape=res.shape if res.returned else "")
                 kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
                 out.append(self._candidate(spec, target, kind))
             for call, res in stress:
@@ -173,7 +176,7 @@ class OfflineAuthor:
                     continue
                 spec = Spec(target.name, access, call.source(), res.repr, None, "amplified",
                             "A size-scaled input the reference answers at once: a trial that gives no "
-                            "answer in time is slow.", deadline=WITNESS_DEADLINE_S)
+                            "answer in time is slow.", deadline=WITNESS_DEADLINE_S, shape=res.shape)
                 bounded = states_time_bound(view.prompt)
                 out.append(self._candidate(spec, target, RequirementKind.EXPLICIT if bounded else RequirementKind.IMPLICIT))
         return out
@@ -184,12 +187,21 @@ class OfflineAuthor:
         if ctx.trial is None or ctx.read_file is None:
             return []
         view = TaskView.of(ctx)
-        targets = shared_targets(ctx.task.reference_patch, ctx.trial.patch, ctx.read_file)
+        changed = shared_targets(ctx.task.reference_patch, ctx.trial.patch, ctx.read_file, classes=True, private=True)
+        targets = [t for t in changed if not t.private]
+        callers = _callers(ctx, [t for t in changed if t.private], view)
+        # a private helper is probed only when public code reaches it; the public callers are
+        # probed too (changed or not), and only they may give witnesses (see _helper_findings)
+        helpers = [t for t in changed if t.private and callers.get(t.name)]
+        targets += sorted({c.name: c for cs in callers.values() for c in cs
+                           if c.name not in {t.name for t in targets}}.values(), key=lambda t: t.name)
+        targets += helpers
         if not targets:
             return []
         cases: list[tuple[str, str]] = []
         meta: list[tuple[Target, CallArgs]] = []
         imports: dict[str, list[str]] = {}
+        looks: dict[str, list[str]] = {}
         accesses: dict[str, Access] = {}
         traced: set[int] = set()  # P's and T0's calls, and the frontier calls (see _on_purpose)
         frontier: set[int] = set()
@@ -199,6 +211,8 @@ class OfflineAuthor:
                 continue  # a method on an object no test shows how to build
             accesses[target.name] = access
             imports[target.name] = list(access.imports)
+            if target.binding == "constructor":
+                looks[target.name] = view.looks(target)
             domain = Domain.from_prompt(view.prompt, [p.name for p in target.params])
             stated_seeds = view.seeds(target.name)
             floors = seed_floors(stated_seeds)
@@ -216,7 +230,7 @@ class OfflineAuthor:
                     frontier.add(len(cases))
                 cases.append((target.name, f"{access.expr}({call.source()})"))
                 meta.append((target, call))
-        outs = run_probe(ctx, ["reference", "model"], cases, imports, frozenset(traced))
+        outs = run_probe(ctx, ["reference", "model"], cases, imports, frozenset(traced), looks)
         stated_paths: dict[str, set[str]] = {}
         for i in traced - frontier:
             arcs = outs["reference"][i].arcs
@@ -225,7 +239,7 @@ class OfflineAuthor:
         slow: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}
         timeouts: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}
         for i, ((target, call), ref, mine) in enumerate(zip(meta, outs["reference"], outs["model"])):
-            if slower(ref, mine):
+            if slower(ref, mine) and not target.private:
                 # slowness is not wrongness: a finding of its own, and a timing witness that
                 # refutes only where P asks for speed
                 _keep_smallest(slow, target.name, (call, ref, mine))
@@ -237,6 +251,7 @@ class OfflineAuthor:
             if i in frontier and not _on_purpose(ref, stated_paths.get(target.name, set())):
                 continue
             found.setdefault(target.name, []).append((call, ref, mine))
+        ctx.findings += _helper_findings(ctx, {h.name: found.pop(h.name, []) for h in helpers}, callers)
         _drop_ties(ctx, found, accesses, imports)
         known = existing_calls(ctx)
         timing: list[Candidate] = []
@@ -303,10 +318,10 @@ class OfflineAuthor:
         elif mine is not None and mine.status == "timeout":
             spec = Spec(target.name, access, call.source(), expected, raises, "probe",
                         "The trial does not answer in time for this input; the reference answers at once.",
-                        deadline=WITNESS_DEADLINE_S)
+                        deadline=WITNESS_DEADLINE_S, shape=ref.shape if ref.returned else "")
         else:
             spec = Spec(target.name, access, call.source(), expected, raises, "probe",
-                        "The trial gives a different result for this input.")
+                        "The trial gives a different result for this input.", shape=ref.shape if ref.returned else "")
         # P's own words decide a timing witness where P asks for speed: the limit is stated
         explicit = view.stated(target.name, call) or (spec.deadline is not None and states_time_bound(view.prompt))
         kind = RequirementKind.EXPLICIT if explicit else RequirementKind.IMPLICIT
@@ -324,11 +339,14 @@ class OfflineAuthor:
             return self._candidate(replace(spec, access=direct), target, candidate.kind)
         if spec.source == "prompt":
             return None  # P and the reference disagree: nothing to fix on our side
+        shown = list(ast.literal_eval(spec.expected or "{}")) if spec.shape == "view" else None
         res = run_probe(ctx, ["reference"], [(target.name, f"{spec.access.expr}({spec.args})")],
-                        {target.name: list(spec.access.imports)})["reference"][0]
+                        {target.name: list(spec.access.imports)},
+                        looks={target.name: shown} if shown is not None else None)["reference"][0]
         if not amplify.usable(res, ctx.task.prompt):
             return None
-        fixed = replace(spec, expected=res.repr if res.returned else None, raises=res.type_name if res.raised else None)
+        fixed = replace(spec, expected=res.repr if res.returned else None, raises=res.type_name if res.raised else None,
+                        shape=res.shape if res.returned else "")
         if fixed == spec:
             return None
         return self._candidate(fixed, target, candidate.kind)
@@ -344,6 +362,46 @@ class OfflineAuthor:
             "probe": "A differential probe found that the trial and the reference disagree here.",
         }[spec.source]
         return Candidate(requirement=requirement_text(spec), kind=kind, code=code, note=note)
+
+
+def _callers(ctx: AuthorContext, helpers: list[Target], view: TaskView) -> dict[str, list[Target]]:
+    """Per private helper, the public functions and methods of its file that name it, exist in the
+    trial's world with the same required parameters, and that a test can reach."""
+    out: dict[str, list[Target]] = {}
+    for helper in helpers:
+        ref = ctx.read_file("reference", helper.path) or ""
+        mine = functions_in(ctx.read_file("model", helper.path) or "", helper.path)
+        out[helper.name] = [c for name, c in sorted(callers_of(ref, helper.path, helper.attr).items())
+                            if name in mine and len(mine[name].required) == len(c.required)
+                            and view.access(c) is not None]
+    return out
+
+
+def _helper_findings(ctx: AuthorContext, divergences: dict[str, list[tuple[CallArgs, Outcome, Outcome]]],
+                     callers: dict[str, list[Target]]) -> list[Evidence]:
+    """A private helper that answers otherwise than the reference's: a finding, never a witness.
+
+    A witness belongs to the task and is replayed on every trial; one calling a helper directly
+    would refute a trial whose public functions give every answer P asks for, only because its
+    helper of the same name works otherwise. So a helper's divergence is shown to the analyst
+    (the smallest diverging input, and the public code that reaches the helper), and witnesses
+    come only from calls of that public code, probed in the same run.
+    """
+    out = []
+    for name, found in sorted(divergences.items()):
+        if not found:
+            continue
+        call, ref, mine = min(found, key=lambda d: (d[0].size, d[0].key))
+        theirs = f"raises {mine.type_name}" if mine.raised else f"returns {shorten(mine.repr or mine.type_name, 80)}"
+        ours = f"raises {ref.type_name}" if ref.raised else f"returns {shorten(ref.repr or ref.type_name, 80)}"
+        reach = ", ".join(c.name for c in callers.get(name, []))
+        out.append(Evidence(
+            run_id=ctx.task.run_id, trial_id=ctx.trial.id if ctx.trial else "", kind=EvidenceKind.HELPER,
+            detail=(f"private helper {name}({shorten(call.source(), 120)}) {theirs}; the reference's {ours} "
+                    f"(reached by {reach}; a finding, never a refutation)"),
+            detector="probe",
+        ))
+    return out
 
 
 def _drop_ties(ctx: AuthorContext, found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]],

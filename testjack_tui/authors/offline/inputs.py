@@ -133,8 +133,8 @@ def generated(target: Target, seeds: list[CallArgs], domain: Domain, count: int,
     from hypothesis import strategies as st
 
     params = list(target.required)
-    if not params:
-        return []
+    if not params or target.variadic:
+        return []  # a variadic constructor: which arguments it takes is not in its signature
     parts = []
     for i, p in enumerate(params):
         values = [s.args[i] for s in seeds if len(s.args) > i]
@@ -167,7 +167,7 @@ def plan_inputs(
     stated = domain
     domain = domain.narrowed_by(seeds)
     names = [p.name for p in target.params]
-    arity = (len(target.required), len(target.params))
+    arity = (len(target.required), 10**6 if target.variadic else len(target.params))
     out: dict[str, CallArgs] = {}
 
     def add(call: CallArgs, limit: int = budget) -> None:

@@ -14,7 +14,17 @@ what telling one input's path from T0's needs; the tracer is a dozen lines and c
 calls that are not marked.
 
 Results are compared here as *data*: reprs are read back with ``ast.literal_eval`` (which runs no
-code), so two results are equal when the witness's ``==`` would find them equal.
+code), so two results are equal when the witness's ``==`` would find them equal. Two kinds of
+result have no literal repr and are turned into one inside the world, the way a witness states
+them (``shape``):
+
+- an iterator (a generator, ``map``, ...) is materialised with a bound: its first ``ITEMS`` items
+  as a list (``"items"``), so two generators compare by what they yield, not by
+  ``<generator object at 0x..>``; a witness states ``list(itertools.islice(call, ITEMS))``.
+- an object built by a constructor the reference changes (``"view"``): the attributes and
+  properties the author names for its class (``looks``) that hold literals, and (``REPR_KEY``
+  named) its ``repr`` when the class defines one that shows no address; a witness reads the
+  same names.
 """
 
 from __future__ import annotations
@@ -41,12 +51,16 @@ SLOW_FACTOR = 20  # a trial's timeout counts only where the reference took 1/20 
 # once, a wrong value) would never be seen.
 TIMEOUT_STREAK = 2
 SHORT_LIMIT_S = 0.1
+ITEMS = 20  # how many items of an iterator a probe (and a witness) takes
+REPR_KEY = "__repr__"  # the key of a view that holds the object's own repr
 
 _SCRIPT = '''\
 """TestJack differential probe (offline author): calls task functions and prints their results."""
-import contextlib, hashlib, io, json, os, signal, sys, time
+import ast, collections.abc, contextlib, hashlib, io, itertools, json, os, signal, sys, time
 
 CASES = {cases}
+LOOK = {looks}
+ITEMS = {items}
 TRACE = set({trace})
 ROOT = os.getcwd() + os.sep
 ME = os.path.abspath(__file__)
@@ -89,6 +103,46 @@ def _tracer(arcs):
     return enter
 
 
+def _literal(value):
+    try:
+        return ast.literal_eval(repr(value)) == value
+    except Exception:
+        return False
+
+
+def _iterator(value):
+    return isinstance(value, collections.abc.Iterator) and not isinstance(value, (str, bytes, io.IOBase))
+
+
+def _view(obj, names):
+    """The names' literal values on obj (a name that raises or holds no literal is left out);
+    REPR_KEY: its own repr, when its class defines one that shows no address."""
+    shown = {{}}
+    for name in names:
+        if name == "{repr_key}":
+            if type(obj).__repr__ is not object.__repr__:
+                text = repr(obj)
+                if " at 0x" not in text:
+                    shown[name] = text
+            continue
+        try:
+            value = getattr(obj, name)
+        except Exception:
+            continue
+        if not callable(value) and not _iterator(value) and _literal(value):
+            shown[name] = value
+    return shown
+
+
+def _shown(value, group):
+    """(value, shape): an iterator as its first items, an object of a looked-at class as its view."""
+    if _iterator(value):
+        return list(itertools.islice(value, ITEMS)), "items"
+    if group in LOOK and not _literal(value):
+        return _view(value, LOOK[group]), "view"
+    return value, ""
+
+
 signal.signal(signal.SIGALRM, _alarm)
 spaces = {{}}
 broken = {{}}
@@ -122,13 +176,17 @@ for index, (group, source) in enumerate(CASES):
                     sys.settrace(_tracer(arcs))
                 try:
                     value = eval(source, spaces[group])
+                    kind = type(value).__name__
+                    # materialising a generator runs its body: inside the limit and the trace
+                    value, shape = _shown(value, group)
                 finally:
                     sys.settrace(None)
                 text = repr(value)
-                kind = type(value).__name__
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         entry = {{"s": "ok", "t": kind, "h": hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]}}
+        if shape:
+            entry["v"] = shape
         if len(text) <= REPR_LIMIT:
             entry["r"] = text
     except _Late:
@@ -159,6 +217,7 @@ class Outcome:
     digest: str = ""
     seconds: float | None = None  # how long the call took
     arcs: frozenset[str] | None = None  # the code paths it took, when it was traced
+    shape: str = ""  # "items" (an iterator's first items) or "view" (an object's attributes); see above
 
     @property
     def returned(self) -> bool:
@@ -179,13 +238,14 @@ class Outcome:
 
 
 def probe_script(cases: list[tuple[str, str]], imports: dict[str, list[str]], budget: float,
-                 trace: frozenset[int] = frozenset()) -> str:
+                 trace: frozenset[int] = frozenset(), looks: dict[str, list[str]] | None = None) -> str:
     """The script: ``cases`` are (import group, call source) pairs evaluated in that group's namespace;
-    the cases whose indices are in ``trace`` also report their code paths."""
+    the cases whose indices are in ``trace`` also report their code paths; an object a case of a
+    group in ``looks`` returns is shown by those attribute names."""
     return _SCRIPT.format(
         cases=repr(cases), imports=repr(imports), call_limit=CALL_LIMIT_S, budget=round(budget, 1),
-        streak=TIMEOUT_STREAK, short_limit=SHORT_LIMIT_S,
-        repr_limit=REPR_LIMIT, mark=MARK, trace=repr(sorted(trace)),
+        streak=TIMEOUT_STREAK, short_limit=SHORT_LIMIT_S, looks=repr(looks or {}), items=ITEMS,
+        repr_limit=REPR_LIMIT, mark=MARK, trace=repr(sorted(trace)), repr_key=REPR_KEY,
     )
 
 
@@ -210,17 +270,19 @@ def parse_output(stdout: str, count: int) -> list[Outcome]:
         out.append(Outcome(str(r.get("s", "missing")), r.get("r") if isinstance(r.get("r"), str) else None,
                            str(r.get("t") or r.get("e") or ""), str(r.get("h", "")),
                            float(seconds) if isinstance(seconds, (int, float)) else None,
-                           frozenset(map(str, arcs)) if isinstance(arcs, list) else None))
+                           frozenset(map(str, arcs)) if isinstance(arcs, list) else None,
+                           str(r.get("v") or "")))
     return out
 
 
 def run_probe(
     ctx: AuthorContext, worlds: list[str], cases: list[tuple[str, str]], imports: dict[str, list[str]],
-    trace: frozenset[int] = frozenset(),
+    trace: frozenset[int] = frozenset(), looks: dict[str, list[str]] | None = None,
 ) -> dict[str, list[Outcome]]:
     """Run one probe script in each of ``worlds`` (in parallel) and read its outcomes.
 
-    ``trace``: indices of the cases whose code paths the reference world reports.
+    ``trace``: indices of the cases whose code paths the reference world reports; ``looks``: per
+    import group, the attributes an object is shown by.
     """
     if not cases or ctx.world_request is None or ctx.execute is None:
         return {w: [Outcome("missing")] * len(cases) for w in worlds}
@@ -228,7 +290,7 @@ def run_probe(
     budget = max(5.0, timeout * 0.5)
     requests = []
     for world in worlds:
-        code = probe_script(cases, imports, budget, trace if world == "reference" else frozenset())
+        code = probe_script(cases, imports, budget, trace if world == "reference" else frozenset(), looks)
         req = ctx.world_request(world, extra_files=[(PROBE_FILE, code)], test_ids=(),
                                 label=f"offline probe of {ctx.task.id} on {world}")
         requests.append(dataclasses.replace(req, command=f"python {PROBE_FILE}", max_output=MAX_OUTPUT))
@@ -288,6 +350,8 @@ def diverges(reference: Outcome, trial: Outcome) -> bool | None:
         return None
     if reference.raised or trial.raised:
         return not (reference.raised and trial.raised and reference.type_name == trial.type_name)
+    if reference.shape or trial.shape:
+        return _shapes_diverge(reference, trial)
     if reference.repr is not None and reference.repr == trial.repr:
         return False
     ok_r, ref_value = reference.value()
@@ -297,3 +361,26 @@ def diverges(reference: Outcome, trial: Outcome) -> bool | None:
     if reference.digest and reference.digest == trial.digest:
         return False
     return None if not ok_r else True
+
+
+def _shapes_diverge(reference: Outcome, trial: Outcome) -> bool | None:
+    """``diverges`` where a result was materialised: compared as the witness compares it.
+
+    The reference's items: the trial's first ``ITEMS`` items, whether it returned an iterator or a
+    list. The reference's view: each name it shows must show the same on the trial's object (one
+    it lacks fails the witness's read); names only the trial shows are never read. The reference's
+    plain value against the trial's iterator: an iterator never equals a value.
+    """
+    ok_r, ref_value = reference.value()
+    ok_t, trial_value = trial.value()
+    if not ok_r:
+        return None
+    if reference.shape == "items":
+        if not ok_t or not isinstance(trial_value, (list, tuple)) or trial.shape == "view":
+            return None if not ok_t else True
+        return not _close(ref_value, list(trial_value)[:ITEMS])
+    if reference.shape == "view":
+        if trial.shape != "view" or not ok_t:
+            return None if not ok_t else True
+        return any(k not in trial_value or not _close(v, trial_value[k]) for k, v in ref_value.items())
+    return True if trial.shape == "items" else None

@@ -5,9 +5,15 @@ post-patch source (a new file changes all of its functions). Public module-level
 probed, and public methods of public classes (``Class.method``) when a test can reach them: a
 static or class method through its class, an instance method through an object built the way
 T0's tests build one (``spec = PathSpec.from_lines('gitwildmatch', ['*.txt'])``, literal
-arguments only) or, for a class whose constructor needs no argument, ``Class()``. Private helpers
-are the implementation's own business, not something P asks for. unidiff reads the diffs; ``ast``
-reads the sources.
+arguments only) or, for a class whose constructor needs no argument, ``Class()``.
+
+Asked for (``classes``), a public class is a target of its own (binding ``"constructor"``) when
+the patch changes its ``__init__``, ``__new__`` or ``__post_init__``, a public property, or a
+dataclass field: it is called like a function (``Interval(1, 2)``) with the constructor's
+parameters, and the object it builds is compared by its properties the patch changes (``look``)
+and the other public attributes it sets (``attrs``, read only where P or T0 names them). Asked
+for (``private``), private helpers (``_name``, never dunders) are targets too; the author decides
+what they may be used for. unidiff reads the diffs; ``ast`` reads the sources.
 """
 
 from __future__ import annotations
@@ -39,13 +45,25 @@ class Target:
     path: str  # file, relative to the repository root
     params: tuple[Param, ...] = ()  # without ``self`` / ``cls``
     returns: str = ""
-    binding: str = ""  # "" for a function; "class" (static or class method) or "instance"
+    # "" for a function; "class" (static or class method), "instance", or "constructor" (a class)
+    binding: str = ""
     bare_constructor: bool = False  # an instance method's class can be built as ``Class()``
+    variadic: bool = False  # a constructor taking *args / **kwargs: any call T0 makes fits
+    look: tuple[str, ...] = ()  # a constructor's properties the patch changes: always read
+    attrs: tuple[str, ...] = ()  # its other public attributes and properties: read when P or T0 names them
+
+    @property
+    def method(self) -> bool:
+        return self.binding in ("class", "instance")
 
     @property
     def owner(self) -> str:
-        """The class of a method ("" for a function)."""
-        return self.name.rsplit(".", 1)[0] if self.binding else ""
+        """The class of a method ("" for a function or a constructor)."""
+        return self.name.rsplit(".", 1)[0] if self.method else ""
+
+    @property
+    def private(self) -> bool:
+        return self.attr.startswith("_")
 
     @property
     def attr(self) -> str:
@@ -124,10 +142,13 @@ def _touches(node: ast.AST, lines: set[int] | None) -> bool:
     return lines is None or any(start <= n <= (node.end_lineno or node.lineno) for n in lines)
 
 
-def _probeable(node: ast.AST) -> bool:
-    """A public, synchronous function with a plain signature (no *args/**kwargs to generate for)."""
-    if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+def _probeable(node: ast.AST, private: bool = False) -> bool:
+    """A public (or, asked for, private but not dunder) synchronous function with a plain
+    signature (no *args/**kwargs to generate for)."""
+    if not isinstance(node, ast.FunctionDef) or node.name.startswith("__"):
         return False  # a coroutine needs an event loop to probe; left to other authors
+    if node.name.startswith("_") and not private:
+        return False
     return not (node.args.vararg or node.args.kwarg)
 
 
@@ -145,20 +166,69 @@ def _bare_constructor(cls: ast.ClassDef) -> bool:
     return not required and not init.args.vararg
 
 
-def functions_in(source: str, path: str, lines: set[int] | None = None) -> dict[str, Target]:
-    """Public module-level functions and public methods of ``source`` (those touching ``lines``)."""
+_PROPERTY = {"property", "cached_property"}
+_BUILDERS = ("__init__", "__new__", "__post_init__")
+
+
+def _constructor(cls: ast.ClassDef, path: str, lines: set[int] | None) -> Target | None:
+    """``cls`` as a constructor target when the patch changes how its objects are built or read."""
+    methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
+    properties = [n for n in cls.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")
+                  and _decorators(n) & _PROPERTY]
+    dataclass = any(d.endswith("dataclass") for d in (ast.unparse(x).split("(")[0] for x in cls.decorator_list))
+    fields = [n for n in cls.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+              and "ClassVar" not in ast.unparse(n.annotation)] if dataclass else []
+    touched = (any(_touches(methods[b], lines) for b in _BUILDERS if b in methods)
+               or any(_touches(p, lines) for p in properties) or any(_touches(f, lines) for f in fields))
+    if not touched:
+        return None
+    init = methods.get("__init__") or methods.get("__new__")
+    variadic = False
+    if init is not None:
+        # SymPy's ``__new__(cls, *args)``: nothing to generate for, but T0's own calls and their
+        # mutations still fit
+        variadic = bool(init.args.vararg or init.args.kwarg)
+        params = _params(init)[1:]  # self / cls
+    elif dataclass:
+        params = tuple(Param(f.target.id, ast.unparse(f.annotation), ast.unparse(f.value) if f.value else None)
+                       for f in fields)
+    elif not cls.bases:
+        params = ()
+    else:
+        return None  # an inherited constructor: its signature is not in this file
+    look = tuple(p.name for p in properties if _touches(p, lines))
+    names = {p.name for p in properties} | {f.target.id for f in fields}
+    for name in _BUILDERS:
+        fn = methods.get(name)
+        if fn is not None and fn.args.args:
+            me = fn.args.args[0].arg  # self, or the object __new__ builds is often named otherwise
+            names |= {t.attr for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign))
+                      for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                      if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me}
+    attrs = tuple(sorted(n for n in names if not n.startswith("_") and n not in look))
+    return Target(cls.name, path, params, "", "constructor", variadic=variadic, look=look, attrs=attrs)
+
+
+def functions_in(source: str, path: str, lines: set[int] | None = None, *, classes: bool = False,
+                 private: bool = False) -> dict[str, Target]:
+    """Public module-level functions and public methods of ``source`` (those touching ``lines``);
+    with ``classes``, constructors too; with ``private``, private helpers too."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
     found: dict[str, Target] = {}
     for node in tree.body:
-        if _probeable(node) and _touches(node, lines):
+        if _probeable(node, private) and _touches(node, lines):
             found[node.name] = Target(node.name, path, _params(node), ast.unparse(node.returns) if node.returns else "")
         if not isinstance(node, ast.ClassDef) or node.name.startswith("_"):
             continue
+        if classes:
+            built = _constructor(node, path, lines)
+            if built is not None:
+                found[node.name] = built
         for method in node.body:
-            if not _probeable(method) or not _touches(method, lines):
+            if not _probeable(method, private) or not _touches(method, lines):
                 continue
             decorators = _decorators(method)
             if decorators & {"property", "setter", "deleter", "cached_property", "abstractmethod"}:
@@ -173,31 +243,53 @@ def functions_in(source: str, path: str, lines: set[int] | None = None) -> dict[
     return found
 
 
-def changed_functions(patch: str, read_file: ReadFile, world: str) -> dict[str, Target]:
-    """Functions ``patch`` adds or changes, read from ``world``'s post-patch sources."""
+def changed_functions(patch: str, read_file: ReadFile, world: str, **kinds: bool) -> dict[str, Target]:
+    """Functions ``patch`` adds or changes, read from ``world``'s post-patch sources (``kinds``:
+    ``classes``, ``private``, as for ``functions_in``)."""
     found: dict[str, Target] = {}
     for path, lines in sorted(_added_lines(patch).items()):
         source = read_file(world, path)
         if source is None:
             continue
-        for name, target in functions_in(source, path, lines).items():
+        for name, target in functions_in(source, path, lines, **kinds).items():
             found.setdefault(name, target)
     return found
 
 
-def shared_targets(reference_patch: str, trial_patch: str, read_file: ReadFile) -> list[Target]:
+def shared_targets(reference_patch: str, trial_patch: str, read_file: ReadFile, **kinds: bool) -> list[Target]:
     """Functions both the reference and the trial add or change, with the reference's signature.
 
     Matched by name and by the number of required parameters, so the same call is meaningful in
     both worlds; ordered by name for determinism.
     """
-    ref = changed_functions(reference_patch, read_file, "reference")
-    mine = changed_functions(trial_patch, read_file, "model")
+    ref = changed_functions(reference_patch, read_file, "reference", **kinds)
+    mine = changed_functions(trial_patch, read_file, "model", **kinds)
     out = []
     for name in sorted(set(ref) & set(mine)):
         if len(ref[name].required) == len(mine[name].required):
             out.append(ref[name])
     return out
+
+
+def callers_of(source: str, path: str, helper: str) -> dict[str, Target]:
+    """The public functions and methods of ``source`` whose bodies name ``helper`` (``_norm(x)`` or
+    ``self._norm(x)``): the public code that reaches a private helper."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    bodies: dict[str, ast.AST] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            bodies[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            bodies.update({f"{node.name}.{m.name}": m for m in node.body if isinstance(m, ast.FunctionDef)})
+
+    def names_it(fn: ast.AST) -> bool:
+        return any((isinstance(n, ast.Name) and n.id == helper) or (isinstance(n, ast.Attribute) and n.attr == helper)
+                   for n in ast.walk(fn))
+
+    return {name: t for name, t in functions_in(source, path).items() if name in bodies and names_it(bodies[name])}
 
 
 def test_files(test_patch: str) -> list[str]:
@@ -224,7 +316,7 @@ def access_for(target: Target, test_sources: list[str]) -> Access | None:
     reached through its class (imported the same way); an instance method through the object T0
     builds (``_receiver``), else ``Class()`` when that builds one, else not at all (None).
     """
-    if target.binding:
+    if target.method:
         owner = Target(target.owner, target.path)
         cls = access_for(owner, test_sources)
         if target.binding == "class":
@@ -301,7 +393,7 @@ def _builds(call: ast.Call, cls_expr: str) -> bool:
 
 def module_access(target: Target) -> Access:
     """The target from its own module; a method through its class (``Class()`` for an instance)."""
-    if target.binding:
+    if target.method:
         head = target.owner + ("()" if target.binding == "instance" else "")
         return Access((f"from {target.module} import {target.owner}",), f"{head}.{target.attr}")
     return Access((f"from {target.module} import {target.name}",), target.name)

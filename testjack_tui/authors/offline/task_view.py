@@ -10,10 +10,12 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from testjack_tui.authors.base import AuthorContext
 from testjack_tui.authors.offline.calls import CallArgs, aliases_in_tests, calls_in_source
 from testjack_tui.authors.offline.examples import Example, extract_examples, prompt_mentions
+from testjack_tui.authors.offline.probe import REPR_KEY
 from testjack_tui.authors.offline.signatures import Access, Target, access_for, changed_functions, test_files
 from testjack_tui.authors.offline.witnesses import call_key, calls_in_witness
 from testjack_tui.model import WitnessStatus
@@ -42,7 +44,7 @@ class TaskView:
     def of(cls, ctx: AuthorContext) -> "TaskView":
         read = ctx.read_file or (lambda world, path: None)
         view = cls(ctx)
-        view.targets = changed_functions(ctx.task.reference_patch, read, "reference")
+        view.targets = changed_functions(ctx.task.reference_patch, read, "reference", classes=True)
         for path in test_files(ctx.task.test_patch):
             text = read("null", path)
             if text:
@@ -57,6 +59,41 @@ class TaskView:
     def access(self, target: Target) -> Access | None:
         """How a witness reaches ``target``; None for a method on an object no test shows how to build."""
         return access_for(target, self.test_sources)
+
+    def looks(self, target: Target) -> list[str]:
+        """What an object a constructor builds is compared by: the properties the reference
+        changes, and the other public attributes P or T0 names (an attribute nobody names is the
+        implementation's own: a trial may keep its state under other names); its repr only when
+        P says repr or T0 calls ``repr``/``str`` (a repr may show internal state just as well)."""
+        if target.binding != "constructor":
+            return []
+        named = [a for a in target.attrs if self._named(a) or a in self.read_in_tests]
+        shows = self._named("repr") or {"repr", "str"} & self.called_in_tests
+        return [*target.look, *named, *([REPR_KEY] if shows else [])]
+
+    def _named(self, word: str) -> bool:
+        return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", self.prompt) is not None
+
+    @cached_property
+    def read_in_tests(self) -> set[str]:
+        """Attribute names T0's tests read (``obj.length``)."""
+        return {n.attr for tree in self._test_trees for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+
+    @cached_property
+    def called_in_tests(self) -> set[str]:
+        """Names T0's tests call as plain functions (``repr(obj)``)."""
+        return {n.func.id for tree in self._test_trees for n in ast.walk(tree)
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+    @cached_property
+    def _test_trees(self) -> list[ast.Module]:
+        trees = []
+        for source in self.test_sources:
+            try:
+                trees.append(ast.parse(source))
+            except SyntaxError:
+                continue
+        return trees
 
     def t0_calls(self, name: str) -> list[CallArgs]:
         attr = name.rsplit(".", 1)[-1]  # a method call spells the method's name last

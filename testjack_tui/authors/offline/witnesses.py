@@ -1,7 +1,10 @@
 """Rendering witnesses: one short pytest file per checked behaviour, readable by an analyst.
 
 A witness states one call and what it must give: ``assert f(<input>) == <expected>``, or
-``with pytest.raises(<Error>)`` when it must raise. The module docstring says what it checks
+``with pytest.raises(<Error>)`` when it must raise. A call whose result is an iterator is checked
+by its first items (``list(itertools.islice(f(<input>), 20)) == [...]``), an object a constructor
+builds by the attributes the reference's object shows (``obj = C(<input>)``, then one ``assert``
+per attribute). The module docstring says what it checks
 and where the expectation comes from (P's own example, or the reference on an input found by a
 probe or by amplifying T0), so the analyst can judge it without reading TestJack's code.
 """
@@ -12,6 +15,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from testjack_tui.authors.offline.probe import ITEMS, REPR_KEY
 from testjack_tui.authors.offline.signatures import Access, safe_identifier
 
 _APPROX_NUMBERS = (int, float)
@@ -32,10 +36,16 @@ class Spec:
     # a result witness on a size-scaled input: a call that gives no answer within these seconds
     # passes it (slowness is the timing witness's to report); any answer must be the reference's
     patience: float | None = None
+    shape: str = ""  # the reference's result, materialised: "items" (an iterator's) or "view" (an object's)
 
     @property
     def call(self) -> str:
         return f"{self.access.expr}({self.args})"
+
+    @property
+    def checked(self) -> str:
+        """The expression whose value the witness compares (an iterator's first items)."""
+        return f"list(itertools.islice({self.call}, {ITEMS}))" if self.shape == "items" else self.call
 
     @property
     def shown_call(self) -> str:
@@ -81,6 +91,10 @@ def requirement_text(spec: Spec) -> str:
         return f"{shorten(spec.shown_call, 160)} gives its answer within {spec.deadline:g} s, as the reference does"
     if spec.raises:
         outcome = f"raises {spec.raises}"
+    elif spec.shape == "items":
+        outcome = f"yields {shorten(spec.expected or '')} (its first {ITEMS} items)"
+    elif spec.shape == "view":
+        outcome = f"builds an object with {shorten(_view_text(spec.expected))}"
     else:
         outcome = f"returns {shorten(spec.expected or '')}"
     if spec.deadline:
@@ -122,18 +136,24 @@ def render(spec: Spec) -> str:
         lines.append(_docline(spec.why))
     lines.append('"""')
     needs_pytest = bool(spec.raises) and not spec.deadline
+    view = spec.shape == "view" and not spec.raises and not spec.deadline
     rhs = ""
-    if not spec.raises and not spec.deadline:
+    checks: list[tuple[str, str]] = []
+    if view:
+        checks = _view_checks(spec.expected)
+        needs_pytest = any(expectation(value)[1] for _, value in checks)
+    elif not spec.raises and not spec.deadline:
         rhs, approx = expectation(spec.expected or "None")
         needs_pytest = needs_pytest or approx
-    patient = bool(spec.patience) and not spec.deadline and not spec.raises
-    imports = (["import signal"] if spec.deadline or patient else []) + (["import pytest"] if needs_pytest else [])
+    patient = bool(spec.patience) and not spec.deadline and not spec.raises and not view
+    imports = (["import itertools"] if spec.shape == "items" else [])
+    imports += (["import signal"] if spec.deadline or patient else []) + (["import pytest"] if needs_pytest else [])
     imports += list(spec.access.imports)
     lines += ["", *imports, ""]
-    call = spec.call
+    call = spec.checked
     if spec.deadline:
         lines += ["", *_WITHIN]
-        call = f"_within({spec.deadline:g}, lambda: {spec.call})"
+        call = f"_within({spec.deadline:g}, lambda: {spec.checked})"
     elif patient:
         lines += ["", *_ANSWER]
     lines += ["", f"def {test_name(spec)}():"]
@@ -141,11 +161,14 @@ def render(spec: Spec) -> str:
     if spec.deadline:
         lines.append(f"    {call}")
     elif patient:
-        lines += [f"    answered, value = _answer({spec.patience:g}, lambda: {spec.call})",
+        lines += [f"    answered, value = _answer({spec.patience:g}, lambda: {spec.checked})",
                   "    if answered:  # no answer in time: slowness, which the timing witness reports",
                   f"        assert value == {rhs}"]
     elif spec.raises:
         lines += [f"    with pytest.raises({spec.raises}):", f"        {call}"]
+    elif view:
+        lines.append(f"    obj = {call}")
+        lines += [f"    assert {read} == {expectation(value)[0]}" for read, value in checks]
     else:
         lines.append(f"    assert {call} == {rhs}")
     return "\n".join(lines) + "\n"
@@ -201,12 +224,28 @@ _ANSWER = _alarmed(
 )
 
 
+def _view_checks(expected: str | None) -> list[tuple[str, str]]:
+    """(read, expected literal) per name of an object's view: ``obj.lo``, ``repr(obj)``."""
+    try:
+        shown = ast.literal_eval(expected or "{}")
+    except (ValueError, SyntaxError):
+        return []
+    return [("repr(obj)" if name == REPR_KEY else f"obj.{name}", repr(value))
+            for name, value in sorted(shown.items(), key=lambda kv: (kv[0] == REPR_KEY, kv[0]))]
+
+
+def _view_text(expected: str | None) -> str:
+    checks = _view_checks(expected)
+    return ", ".join(f"{read} == {value}" for read, value in checks) if checks else "no attribute to compare"
+
+
 def _docline(text: str) -> str:
     # keep docstrings valid: no backslash escapes, no closing quotes inside
     return re.sub(r"\s+", " ", text.replace("\\", "\\\\").replace('"""', "'''")).strip()
 
 
-_NOT_TASK_CALLS = {"raises", "approx", "_within", "_answer", "signal", "setitimer", "TimeoutError", "call", "Late"}
+_NOT_TASK_CALLS = {"raises", "approx", "_within", "_answer", "signal", "setitimer", "TimeoutError", "call", "Late",
+                   "list", "islice", "repr"}
 
 
 def calls_in_witness(code: str) -> set[str]:

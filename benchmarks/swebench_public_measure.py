@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from swebench_public_projects import PROJECTS  # noqa: E402
+from swebench_public_projects import PROJECTS, Project  # noqa: E402
 
 
 def testjack(*args: str) -> tuple[float, str]:
@@ -46,11 +46,10 @@ def report(run: str, store: Path) -> dict:
         return json.loads(Path(tmp, "r.json").read_text())
 
 
-def measure(out: Path, task: str, store: Path) -> dict:
+def measure(out: Path, project: Project, store: Path) -> dict:
     from store import Store
     from testjack_tui.app.manual import run_manual_on, validate_manual
 
-    project = PROJECTS[task]
     run = out.name.lower()  # the import names the run after the folder
     import_s, _ = testjack("import", str(out), "--format", "swebench", "--repos", str(out / "repos"),
                            "--store", str(store))
@@ -63,14 +62,15 @@ def measure(out: Path, task: str, store: Path) -> dict:
     run_id = db.get_run(run).id
     # every candidate the author proposed, by what became of it (validated = certified)
     candidates = Counter(str(w.status) for w in db.list_witnesses(run_id))
-    target = next(t["id"] for t in trials if t["model"] == "model-b")
+    # the prediction that passes the official tests but misses a stated case (the second one)
+    target = next(t["id"] for t in trials if t["model"] == list(project.predictions)[1])
     start = time.monotonic()
     made = validate_manual(db, run_id, target, requirement, "explicit", code)
     shared = run_manual_on(db, run_id, target, code, share=True) if made.witness.status == "validated" else None
     witness_s = time.monotonic() - start
     after = report(run, store)
     return {
-        "task": task,
+        "task": project.dist,
         "run": run,
         "import_s": round(import_s, 1),
         "audit_s": round(audit_s, 1),
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     store = (args.store or out.with_suffix(".db")).resolve()
     if store.exists():
         raise SystemExit(f"{store} exists: measure on a new store, so that nothing is cached")
-    print(json.dumps(measure(out, args.task, store), indent=2))
+    print(json.dumps(measure(out, PROJECTS[args.task], store), indent=2))
     return 0
 
 

@@ -43,7 +43,8 @@ class Project:
     test_files: tuple[str, ...] = ()
     runner: str = "pytest"  # "pytest" or "sympy" (bin/test), read as the harness reads its log
     statement: str = ""  # our own problem statement; empty: release note + documented contract
-    # model -> its edits (one Edit, or a list of them, applied in order)
+    # model -> its edits (one Edit, or a list of them, applied in order); in this order: equal in
+    # behaviour to the fix, passes the official tests but misses a stated case, fails them
     predictions: dict[str, Edit | list[Edit]] = field(default_factory=dict)
     # the analyst's witness for the walkthrough: (the requirement it checks, its code); it refutes
     # the prediction that misses the stated case

@@ -254,3 +254,39 @@ def test_the_public_tasks_take_their_environment_from_the_swebench_data():
     assert public.requirements(public.PROJECTS["sympy"]) == ["mpmath==1.3.0"]
     flask = public.requirements(public.PROJECTS["flask"])
     assert "Werkzeug==2.3.7" in flask and "blinker>=1.6.2" in flask and flask[-1] == "pytest<8"
+
+
+# -- measured end to end ---------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_measurement_reproduces_the_harness_and_the_analyst_refutes_the_partial_fix(tmp_path):
+    """swebench_public_measure.py on the tiny task: import, audit, then the analyst's witness."""
+    from dataclasses import replace
+
+    measure = sys.modules.get("swebench_public_measure")
+    if measure is None:
+        spec = importlib.util.spec_from_file_location("swebench_public_measure", SCRIPT.with_name(
+            "swebench_public_measure.py"))
+        measure = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(measure)
+    base = _tree(tmp_path / "src" / "tinystats-0.1.0", "0.1.0", BUGGY, TESTS, CHANGES.format(new=""))
+    fixed = _tree(tmp_path / "src" / "tinystats-0.1.1", "0.1.1", FIXED, TESTS + NEW_TEST,
+                  CHANGES.format(new="0.1.1\n-----\n\n- mean() of an empty list raises.\n\n"))
+    # "floor" passes the official tests ([1, 3] and []) but floors every other mean
+    floor = ("        return sum(xs) / len(xs)\n", "        return sum(xs) // len(xs) if xs else 0.0\n")
+    project = replace(PROJECT, predictions={"good": PROJECT.predictions["good"], "floor": floor,
+                                            "wrong": PROJECT.predictions["wrong"]},
+                      analyst_witness=("mean() of [1, 2] is 1.5", "from tinystats import Stats\n\n\n"
+                                       "def test_half():\n    assert Stats().mean([1, 2]) == 1.5\n"))
+    out = tmp_path / "tiny"
+    out.mkdir()
+    public.build(project, base, fixed, out)
+    got = measure.measure(out, project, tmp_path / "m.db")
+    assert got["t0_agreement"] == "3/3" and got["audit"]["malformed_tasks"] == 0
+    witness = got["analyst_witness"]
+    # certified on the reference; the null world (the base release) means [1, 2] right too
+    assert witness["status"] == "validated" and witness["reference_null"] == {"reference": "pass", "null": "pass"}
+    assert witness["on_passing_trials"] == {"acme__tinystats-7@good": "pass", "acme__tinystats-7@floor": "fail"}
+    assert got["verdicts_after"]["acme__tinystats-7@floor"] == "refuted"
+    assert got["after_witness"]["resolution_after"] < got["after_witness"]["resolution_before"]

@@ -1,16 +1,18 @@
 """The public tasks ``swebench_public_task.py`` can build: which releases, which files, which predictions.
 
 Each is a pair of consecutive releases on PyPI whose fix is small and whose sdist ships its tests.
-The problem statements are written here, in our own words, from the public release notes and the
-documented contract of the function the fix changes; the predictions are small edits of the base
-release written for the walkthrough: one equal in behaviour to the fix, one that passes the
-official tests but misses a case the statement states, one that fails them.
+The SymPy and Flask problem statements are written here, in our own words, from what the fix does
+(pathspec's is its changelog entry and documented contract, read from the sdists at run time); the
+predictions are small edits of the base release written for the walkthrough: one equal in
+behaviour to the fix, one that passes the official tests but misses a case the statement states,
+one that fails them.
 
 - ``pathspec`` (pytest, flat layout): 0.12.0 -> 0.12.1, ``PathSpec.match_file`` returns ``None``.
 - ``sympy`` (SymPy's own runner, ``bin/test``): 1.13.0 -> 1.13.1, issue #26799: a zero vector of
-  ``sympy.physics.vector`` cannot be pretty printed. Its sdist does not ship ``bin/test`` (the git repository does), so the task's repository
-  gets a stand-in of our own (``swebench_public_runs.BIN_TEST``) that calls SymPy's runner, shipped in
-  the sdist, with the options the harness passes.
+  ``sympy.physics.vector`` cannot be pretty printed. Its sdist does not ship ``bin/test`` (the git
+  repository does), so the task's repository gets a stand-in of our own
+  (``swebench_public_runs.BIN_TEST``) that calls SymPy's runner, shipped in the sdist, with the
+  options the harness passes.
 - ``flask`` (pytest, ``src/`` layout): 2.3.1 -> 2.3.2, ``Vary: Cookie`` missing on responses whose
   cookie depends on the session. Its environment (Werkzeug and friends) comes from TestJack's
   SWE-bench environment data for pallets/flask 2.3.

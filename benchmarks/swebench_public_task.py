@@ -94,7 +94,8 @@ def download(project: Project, into: Path) -> tuple[Path, Path]:
             )
             if done.returncode:
                 raise SystemExit(f"pip download {project.dist}=={version} failed:\n{done.stderr.strip()[-2000:]}")
-    return _sdist(into, project.dist, project.base), _sdist(into, project.dist, project.fixed)  # type: ignore[return-value]
+    base, fixed = _sdist(into, project.dist, project.base), _sdist(into, project.dist, project.fixed)
+    return base, fixed  # type: ignore[return-value]
 
 
 def _sdist(folder: Path, dist: str, version: str) -> Path | None:

@@ -1,39 +1,52 @@
-"""Build one real SWE-bench-format task from PyPI's public record, to try TestJack as a new user would.
+"""Build a real SWE-bench-format task from PyPI's public record, to try TestJack as a new user would.
 
-    python benchmarks/swebench_public_task.py OUT [--sdists DIR]
+    python benchmarks/swebench_public_task.py OUT [--task pathspec|sympy|flask] [--sdists DIR]
 
-The task is pathspec's issue #84: ``PathSpec.match_file()`` returns ``None`` instead of ``False``
-for a file no pattern matches, a regression of release 0.12.0 fixed in 0.12.1 (one line). Nothing
-from pathspec is kept in this repository: the script fetches both source distributions at run time
-with ``pip download --no-deps --no-binary :all:`` (or takes them from ``--sdists DIR``) into OUT.
-pathspec is pure Python, has no dependencies and ships its tests in its sdist (MPL-2.0; we only
-download it at run time and diff it, we do not redistribute it).
+Three tasks (``swebench_public_projects.py``), each a pair of consecutive releases whose fix is small:
+
+- ``pathspec`` (default; pytest, flat layout): issue #84, ``PathSpec.match_file()`` returns ``None``
+  instead of ``False`` for a file no pattern matches, a regression of 0.12.0 fixed in 0.12.1;
+- ``sympy`` (SymPy's own runner ``bin/test``): issue #26799, a zero vector of
+  ``sympy.physics.vector`` cannot be pretty printed in 1.13.0, fixed in 1.13.1;
+- ``flask`` (pytest, ``src/`` layout): 2.3.1 sets no ``Vary: Cookie`` header when the session
+  cookie is deleted or refreshed, fixed in 2.3.2.
+
+Nothing from these projects is kept in this repository: the script fetches both source
+distributions at run time with ``pip download --no-deps --no-binary :all:`` (or takes them from
+``--sdists DIR``) into OUT; we only download them at run time and diff them, we do not
+redistribute them.
 
 What OUT then holds, and where each piece comes from:
 
-``repos/cpburnz__python-pathspec``
-    a git repository with one commit: the 0.12.0 sdist as released (``base_commit``). Author and
-    dates are fixed, so the commit id is the same on every machine.
+``repos/<owner>__<name>``
+    a git repository with one commit: the base sdist as released (``base_commit``), plus, for SymPy,
+    a stand-in ``bin/test`` of our own (its sdists do not ship the runner script; see
+    ``swebench_public_runs.BIN_TEST``). Author and dates are fixed, so the commit id is the same on
+    every machine.
 ``dataset.jsonl``
-    one SWE-bench row. ``problem_statement``: 0.12.1's changelog entry (CHANGES.rst) plus the
-    contract the 0.12.0 docstring of ``match_file`` states. ``patch``: the 0.12.0 -> 0.12.1 diff of
-    the fixed module only (``FIX_FILES``; the version bump in ``_meta.py`` is left out).
-    ``test_patch``: the diff of every file under ``tests/``. ``FAIL_TO_PASS`` / ``PASS_TO_PASS``:
-    computed here by running pytest on the test files the test patch touches, as the harness does,
-    on base + test patch and on base + patch + test patch. ``version``: the base's minor version.
+    one SWE-bench row. ``problem_statement``: our own words (``Project.statement``) or, for
+    pathspec, the fixed release's changelog entry plus the contract the base release documents.
+    ``patch``: the diff of the fixed module only (``fix_files``; version bumps are left out).
+    ``test_patch``: the diff of the task's test files. ``FAIL_TO_PASS`` / ``PASS_TO_PASS``: computed
+    here by running the repository's runner on the test files the test patch touches, as the
+    harness does, on base + test patch and on base + patch + test patch (a test skipped after the
+    fix is in neither list). ``version``: the base's major.minor, the harness's key.
 ``predictions.jsonl``
-    three "model" predictions written for this walkthrough (``PREDICTIONS``), each a small edit of
-    the 0.12.0 line the fix changes: ``model-a`` is equal in behaviour to the fix; ``model-b``
-    fixes ``str`` paths only, though the problem statement says a path may be any ``os.PathLike``
-    (it passes the official tests, so TestJack has something to refute); ``model-c`` returns
-    ``include is not None``, which breaks the excluded case the official tests check.
+    three "model" predictions written for the walkthrough (``Project.predictions``): ``model-a``
+    is equal in behaviour to the fix; ``model-b`` passes the official tests but misses a case the
+    problem statement states (so TestJack has something to refute); ``model-c`` fails the
+    official tests.
 ``model-a.public.json`` ...
     one harness-style report per model (``resolved_ids`` etc., named ``<model>.<run_id>.json`` as
-    the harness names them), computed by running FAIL_TO_PASS and PASS_TO_PASS on each prediction.
+    the harness names them), computed by running FAIL_TO_PASS and PASS_TO_PASS on each prediction
+    and grading them as the harness does (a fail-to-pass test must pass; a pass-to-pass test must
+    pass or be skipped).
 
-Test outcomes are read from pytest's ``-rA`` summary lines (``PASSED id`` / ``FAILED id``): that
-is what the SWE-bench harness itself reads for pytest repositories, and it keeps this script free
-of TestJack's own engine (the thing under test).
+The tests run in the task's environment: the pip packages TestJack's SWE-bench environment data
+gives for the repository and version (``testjack_tui/formats/swebench_envs.toml``: Flask's pins,
+SymPy's mpmath), in a virtualenv under ``OUT/venvs`` built from PyPI. Their outcomes are read by
+``swebench_public_runs.py`` from the runner's console log, as the harness reads it, which keeps
+this script free of TestJack's own engine (the thing under test).
 """
 
 from __future__ import annotations
@@ -48,43 +61,14 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules, however we are run
 
-@dataclass(frozen=True)
-class Project:
-    """The facts of one public task: where it comes from and which files hold the fix."""
+from swebench_public_projects import PATHSPEC, PROJECTS, Edit, Project  # noqa: E402
+from swebench_public_runs import BIN_TEST, python_for, run_tests  # noqa: E402
 
-    dist: str  # the PyPI name
-    base: str  # the release with the bug
-    fixed: str  # the next release, with the fix
-    repo: str  # owner/name as SWE-bench names it (the project's source URL)
-    issue: int  # the number the changelog cites; the instance id ends with it
-    fix_files: tuple[str, ...]  # the source files whose diff is the reference patch
-    function: tuple[str, str]  # (file, Class.method) whose documented contract the prompt quotes
-    changelog: str  # the file holding the release notes
-    tests_dir: str = "tests"
-    predictions: dict[str, tuple[str, str]] = field(default_factory=dict)  # model -> (old, new) in fix_files[0]
-
-
-PATHSPEC = Project(
-    dist="pathspec",
-    base="0.12.0",
-    fixed="0.12.1",
-    repo="cpburnz/python-pathspec",
-    issue=84,
-    fix_files=("pathspec/pathspec.py",),
-    function=("pathspec/pathspec.py", "PathSpec.match_file"),
-    changelog="CHANGES.rst",
-    predictions={
-        # The buggy line is "return include" (include is True, False or None).
-        "model-a": ("\t\treturn include\n", "\t\treturn include is True\n"),
-        "model-b": ("\t\treturn include\n",
-                    "\t\tif include is None and isinstance(file, str):\n\t\t\treturn False\n\t\treturn include\n"),
-        "model-c": ("\t\treturn include\n", "\t\treturn include is not None\n"),
-    },
-)
+__all__ = ["PATHSPEC", "PROJECTS", "Project", "build", "download", "main"]
 
 RUN_ID = "public"
 GIT_ENV = {
@@ -93,7 +77,6 @@ GIT_ENV = {
     "GIT_AUTHOR_DATE": "2023-12-09T00:00:00Z", "GIT_COMMITTER_DATE": "2023-12-09T00:00:00Z",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
-_RA_LINE = re.compile(r"^(PASSED|FAILED|ERROR) (\S+::\S+)")
 
 
 # -- fetching ------------------------------------------------------------------------------------
@@ -111,14 +94,15 @@ def download(project: Project, into: Path) -> tuple[Path, Path]:
             )
             if done.returncode:
                 raise SystemExit(f"pip download {project.dist}=={version} failed:\n{done.stderr.strip()[-2000:]}")
-    return _sdist(into, project.dist, project.base), _sdist(into, project.dist, project.fixed)  # type: ignore[return-value]
+    base, fixed = _sdist(into, project.dist, project.base), _sdist(into, project.dist, project.fixed)
+    return base, fixed  # type: ignore[return-value]
 
 
 def _sdist(folder: Path, dist: str, version: str) -> Path | None:
-    for name in (f"{dist}-{version}.tar.gz", f"{dist.replace('-', '_')}-{version}.tar.gz"):
-        if (folder / name).is_file():
-            return folder / name
-    return None
+    # older sdists keep the project's own capitalisation (Flask-2.3.1.tar.gz)
+    wanted = {f"{d}-{version}.tar.gz".lower() for d in (dist, dist.replace("-", "_"))}
+    found = sorted(p for p in folder.glob("*.tar.gz") if p.name.lower() in wanted) if folder.is_dir() else []
+    return found[0] if found else None
 
 
 def unpack(sdist: Path, into: Path) -> Path:
@@ -143,11 +127,15 @@ def git(repo: Path, *args: str, input: str | None = None) -> str:
     return done.stdout
 
 
-def make_repo(base_tree: Path, target: Path) -> str:
+def make_repo(base_tree: Path, target: Path, runner: str = "pytest") -> str:
     """A git repository at ``target`` whose one commit is ``base_tree``; returns the commit id."""
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(base_tree, target)
+    if runner == "sympy" and not (target / "bin" / "test").is_file():
+        (target / "bin").mkdir(exist_ok=True)
+        (target / "bin" / "test").write_text(BIN_TEST)
+        (target / "bin" / "test").chmod(0o755)
     git(target, "init", "-q", "-b", "main")
     git(target, "add", "-A", "-f")
     git(target, "commit", "-q", "-m", f"release {base_tree.name}")
@@ -174,44 +162,26 @@ def diff_against(repo: Path, new_tree: Path, paths: list[str]) -> str:
         git(repo, "clean", "-q", "-fdx")
 
 
-def edit_diff(repo: Path, rel: str, old: str, new: str) -> str:
-    """The diff of one replacement of ``old`` by ``new`` in ``rel`` at the base commit."""
-    text = (repo / rel).read_text()
-    if text.count(old) != 1:
-        raise SystemExit(f"{rel}: expected the edited text exactly once, found it {text.count(old)} times")
+def edits_diff(repo: Path, default_file: str, edits: Edit | list[Edit]) -> str:
+    """The diff of a prediction's edits (each an (old, new) replacement, made once) at the base commit."""
+    steps = [edits] if isinstance(edits, tuple) else list(edits)
+    texts: dict[str, str] = {}
+    for step in steps:
+        rel, old, new = step if len(step) == 3 else (default_file, *step)
+        text = texts.get(rel, (repo / rel).read_text())
+        if text.count(old) != 1:
+            raise SystemExit(f"{rel}: expected the edited text exactly once, found it {text.count(old)} times")
+        texts[rel] = text.replace(old, new)
     with tempfile.TemporaryDirectory() as tmp:
-        edited = Path(tmp) / rel
-        edited.parent.mkdir(parents=True)
-        edited.write_text(text.replace(old, new))
-        return diff_against(repo, Path(tmp), [rel])
+        for rel, text in texts.items():
+            edited = Path(tmp) / rel
+            edited.parent.mkdir(parents=True, exist_ok=True)
+            edited.write_text(text)
+        return diff_against(repo, Path(tmp), list(texts))
 
 
 def touched_files(patch: str) -> list[str]:
     return re.findall(r"^diff --git a/(\S+) b/", patch, re.M)
-
-
-def run_tests(repo: Path, patches: list[str], files: list[str]) -> dict[str, str]:
-    """pytest's outcome per test id ("pass" / "fail") on the base commit with ``patches`` applied."""
-    with tempfile.TemporaryDirectory(prefix="swebench-public-") as tmp:
-        world = Path(tmp) / "world"
-        shutil.copytree(repo, world, ignore=shutil.ignore_patterns(".git"))
-        for patch in patches:
-            done = subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], cwd=world, input=patch,
-                                  capture_output=True, text=True)
-            if done.returncode:
-                raise SystemExit(f"a patch does not apply: {done.stderr.strip()}")
-        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": str(world),
-               "PYTHONDONTWRITEBYTECODE": "1"}
-        done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", *files],
-                              cwd=world, capture_output=True, text=True, env=env, timeout=600)
-    outcomes: dict[str, str] = {}
-    for line in done.stdout.splitlines():
-        match = _RA_LINE.match(line)
-        if match:
-            outcomes[match.group(2)] = "pass" if match.group(1) == "PASSED" else "fail"
-    if not outcomes:
-        raise SystemExit(f"pytest reported no test:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    return outcomes
 
 
 def release_note(tree: Path, changelog: str, version: str) -> str:
@@ -244,52 +214,74 @@ def documented_contract(tree: Path, rel: str, qualname: str) -> str:
     raise SystemExit(f"{rel} has no {qualname}")
 
 
-def build(project: Project, base_tree: Path, fixed_tree: Path, out: Path) -> dict:
-    """Write the repository, dataset, predictions and reports for ``project`` under ``out``."""
-    owner, name = project.repo.split("/")
-    repo = out / "repos" / f"{owner}__{name}"
-    base_commit = make_repo(base_tree, repo)
-    patch = diff_against(repo, fixed_tree, list(project.fix_files))
-    test_patch = diff_against(repo, fixed_tree, [project.tests_dir])
-    if not patch or not test_patch:
-        raise SystemExit("the two releases differ in no fixed file or in no test file")
-    test_files = [f for f in touched_files(test_patch) if f.endswith(".py")]
-    before = run_tests(repo, [test_patch], test_files)
-    after = run_tests(repo, [patch, test_patch], test_files)
-    fail_to_pass = sorted(t for t, o in after.items() if o == "pass" and before.get(t) != "pass")
-    pass_to_pass = sorted(t for t, o in after.items() if o == "pass" and before.get(t) == "pass")
+def requirements(project: Project) -> list[str]:
+    """The pip specs of the task's environment, from TestJack's SWE-bench environment data."""
+    from testjack_tui.formats.swebench_env import repo_spec
+
+    spec = repo_spec(project.repo, project.version)
+    return [*spec.pip_packages, *([spec.pytest] if spec.pytest and project.runner == "pytest" else [])]
+
+
+def problem_statement(project: Project, base_tree: Path, fixed_tree: Path) -> str:
+    if project.statement:
+        return project.statement.strip() + "\n"
     note = release_note(fixed_tree, project.changelog, project.fixed)
     contract = documented_contract(base_tree, *project.function)
-    statement = (
+    return (
         f"{project.function[1]}() regression in {project.base}\n\n"
         f"Release notes of {project.fixed}:\n\n{note}\n\n"
         f"The documentation of {project.function[1]}() in {project.base} says:\n\n"
         + "\n".join("    " + ln if ln else "" for ln in contract.splitlines())
     )
+
+
+def resolves(outcomes: dict[str, str], fail_to_pass: list[str], pass_to_pass: list[str]) -> bool:
+    """The harness's grading: every fail-to-pass test passes, every pass-to-pass one passes or skips."""
+    return (all(outcomes.get(t) == "pass" for t in fail_to_pass)
+            and all(outcomes.get(t) in ("pass", "skip") for t in pass_to_pass))
+
+
+def build(project: Project, base_tree: Path, fixed_tree: Path, out: Path) -> dict:
+    """Write the repository, dataset, predictions and reports for ``project`` under ``out``."""
+    owner, name = project.repo.split("/")
+    repo = out / "repos" / f"{owner}__{name}"
+    base_commit = make_repo(base_tree, repo, project.runner)
+    patch = diff_against(repo, fixed_tree, list(project.fix_files))
+    test_patch = diff_against(repo, fixed_tree, list(project.test_files or (project.tests_dir,)))
+    if not patch or not test_patch:
+        raise SystemExit("the two releases differ in no fixed file or in no test file")
+    test_files = [f for f in touched_files(test_patch) if f.endswith(".py")]
+    python = python_for(requirements(project), out / "venvs", project.runner)
+
+    def run(patches: list[str]) -> dict[str, str]:
+        return run_tests(repo, patches, test_files, runner=project.runner, python=python)
+
+    before = run([test_patch])
+    after = run([patch, test_patch])
+    fail_to_pass = sorted(t for t, o in after.items() if o == "pass" and before.get(t) != "pass")
+    pass_to_pass = sorted(t for t, o in after.items() if o == "pass" and before.get(t) == "pass")
     row = {
         "instance_id": f"{owner}__{name}-{project.issue}",
         "repo": project.repo,
         "base_commit": base_commit,
-        "problem_statement": statement,
+        "problem_statement": problem_statement(project, base_tree, fixed_tree),
         "patch": patch,
         "test_patch": test_patch,
         "FAIL_TO_PASS": json.dumps(fail_to_pass),
         "PASS_TO_PASS": json.dumps(pass_to_pass),
-        "version": ".".join(project.base.split(".")[:2]),
+        "version": project.version,
         "created_at": "",
         "hints_text": "",
         "environment_setup_commit": base_commit,
     }
     (out / "dataset.jsonl").write_text(json.dumps(row) + "\n")
 
-    graded = fail_to_pass + pass_to_pass
     predictions, resolved = [], {}
-    for model, (old, new) in project.predictions.items():
-        model_patch = edit_diff(repo, project.fix_files[0], old, new)
+    for model, edits in project.predictions.items():
+        model_patch = edits_diff(repo, project.fix_files[0], edits)
         predictions.append({"instance_id": row["instance_id"], "model_name_or_path": model,
                             "model_patch": model_patch})
-        outcomes = run_tests(repo, [model_patch, test_patch], test_files)
-        resolved[model] = all(outcomes.get(t) == "pass" for t in graded)
+        resolved[model] = resolves(run([model_patch, test_patch]), fail_to_pass, pass_to_pass)
         iid = row["instance_id"]
         report = {
             "total_instances": 1, "submitted_instances": 1, "completed_instances": 1,
@@ -308,11 +300,12 @@ def build(project: Project, base_tree: Path, fixed_tree: Path, out: Path) -> dic
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="directory to write the task into")
+    parser.add_argument("--task", choices=sorted(PROJECTS), default="pathspec", help="which public task")
     parser.add_argument("--sdists", type=Path, help="take the two sdists from here instead of downloading them")
     args = parser.parse_args(argv)
     out: Path = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    project = PATHSPEC
+    project = PROJECTS[args.task]
     sdists = args.sdists or out / "sdists"
     base_sdist, fixed_sdist = download(project, sdists) if not args.sdists else (
         _sdist(sdists, project.dist, project.base), _sdist(sdists, project.dist, project.fixed))

@@ -5,7 +5,9 @@ Two graders:
 - the strict one (native tasks, JUnit XML): every graded id passed and the command exited 0;
 - the harness's (tasks whose log parser is a ``swebench-*`` one, see ``worlds.harness_parsers``):
   each graded id as the SWE-bench harness grades it. A fail-to-pass test must pass (an expected
-  failure counts as a pass, a skip as a failure); a pass-to-pass test must pass or be skipped. The
+  failure counts as a pass, a skip as a failure); a pass-to-pass test must pass or be skipped
+  (swebench 5.0.2's ``test_failed`` / ``test_maintained``; releases up to 4.1.0 counted a skip
+  neither way, so a patch whose fail-to-pass tests all skip was resolved there and is not here). The
   exit code is not asked for: the command runs whole test files, and an ungraded failing test of
   the same file makes it exit 1; the backends have already cross-checked the exit code against the
   log (a non-zero exit that no failing test explains turns the graded ids into errors).

@@ -11,7 +11,9 @@ its parsers produced. So they are read here the same way, written from the harne
     ``FAILED`` line ``" - "`` is dropped first); a later line for the same name wins. That is why
     the datasets hold ids cut at a space (``test_help_msg[args1-No``): such an id matches the line
     it was cut from. A graded id that matches no name exactly matches the whole node id (pytest's
-    ``-rA`` line up to its `` - message``), else every node id it is a prefix of (the worst of them).
+    ``-rA`` line up to its `` - message``, the key of swebench 5), else, when it was cut inside its
+    parameters (more ``[`` than ``]``), the node ids it starts: their outcome when they agree on
+    passing or not, a failure when they do not (swebench 5.0.2's ``_resolve_case``).
 ``swebench-sympy``
     ``bin/test --verbose`` lines ``test_x ok`` / ``test_x F`` / ``test_x E`` (the file's last line may
     end in ``[OK]``/``[FAIL]``) and the ``____ path.py:test_x ____`` headers of failures; the codes
@@ -21,7 +23,8 @@ its parsers produced. So they are read here the same way, written from the harne
 
 Outcomes: ``pass`` (PASSED, XFAIL, ok), ``fail``, ``error``, ``skip`` (SKIPPED, unittest skips) and
 ``missing`` (the log never names the id). How skips count is the grader's business
-(``audit.grading``: a skipped fail-to-pass test is a failure, a skipped pass-to-pass test a pass).
+(``audit.grading``: a skipped fail-to-pass test is a failure, a skipped pass-to-pass test a pass,
+as swebench 5.0.2 grades them).
 
 ``log_failures`` lists the tests the log shows failing or erroring, graded or not: a command whose
 exit code is non-zero because an ungraded test of the same file failed is not a crash (``junit
@@ -82,9 +85,25 @@ def parse_harness_pytest(log: str, test_ids: Iterable[str]) -> dict[str, str]:
         elif test_id in full:
             outcomes[test_id] = full[test_id]
         else:
-            found = [o for n, o in full.items() if n.startswith(test_id)]
-            outcomes[test_id] = max(found, key=_RANK.__getitem__) if found else "missing"
+            outcomes[test_id] = _truncated(test_id, full)
     return outcomes
+
+
+def _truncated(test_id: str, full: dict[str, str]) -> str:
+    """A graded id cut inside its parameters (more ``[`` than ``]``): the node ids it starts.
+
+    Only such ids are matched by prefix, and only when those tests agree on passing or not; an id
+    that is not cut (``test_help``) never stands for ``test_help_msg[...]``, and tests that disagree
+    grade as a failure, as the harness grades them.
+    """
+    if test_id.count("[") <= test_id.count("]"):
+        return "missing"
+    found = [o for n, o in full.items() if n.startswith(test_id)]
+    if not found:
+        return "missing"
+    if len({o == "pass" for o in found}) > 1:
+        return "fail"
+    return max(found, key=_RANK.__getitem__)
 
 
 # -- SymPy ---------------------------------------------------------------------------------------

@@ -11,14 +11,21 @@
   site-packages *behind* the venv's own, so pytest and coverage are there without a download
   while any version the task pins wins. The specs go to pip as arguments, so local wheels and
   pip options (``--no-index``) work too.
+- Requirements that pin pytest (``pytest<8``, a SWE-bench repository's): the base's site-packages
+  are not appended. Its pytest plugins (TestJack's own test dependencies) register through entry
+  points that any pytest on the path loads, and, made for TestJack's pytest, they break an older
+  one before a test runs (pytest-asyncio: ``cannot import name 'FixtureDef'``). Such a venv gets
+  the base's coverage version installed instead, so coverage runs and their data still work.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import importlib.metadata
 import json
 import os
+import re
 import shutil
 import site
 import subprocess
@@ -73,10 +80,27 @@ def _base_site_packages() -> list[str]:
     return paths
 
 
+def pins_pytest(requirements: tuple[str, ...]) -> bool:
+    """Whether one of the pip specs names pytest itself (not a plugin such as pytest-mock)."""
+    names = (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r) for r in requirements if not r.startswith("-"))
+    return any(m is not None and re.sub(r"[-_.]+", "-", m.group(1)).lower() == "pytest" for m in names)
+
+
+def _pip_specs(requirements: tuple[str, ...]) -> tuple[str, ...]:
+    if not pins_pytest(requirements):
+        return requirements
+    try:
+        coverage = f"coverage=={importlib.metadata.version('coverage')}"
+    except importlib.metadata.PackageNotFoundError:
+        coverage = "coverage"
+    return (*requirements, coverage)
+
+
 def venv_environment(requirements: tuple[str, ...], cache_dir: Path) -> Environment:
     root = cache_dir / "venvs"
     root.mkdir(parents=True, exist_ok=True)
-    venv = root / requirements_key(requirements)
+    specs = _pip_specs(requirements)
+    venv = root / requirements_key(specs)
     ready = venv / ".testjack-ready"
     env = Environment(venv / "bin", venv / "bin" / "python")
     if mark_used(ready):  # its mtime is "last used" for `testjack cache prune`
@@ -88,8 +112,7 @@ def venv_environment(requirements: tuple[str, ...], cache_dir: Path) -> Environm
         shutil.rmtree(venv, ignore_errors=True)  # a build that died half-way
         steps = [
             [sys.executable, "-m", "venv", str(venv)],
-            [str(env.python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
-             *requirements],
+            [str(env.python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *specs],
         ]
         for argv in steps:
             proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -103,7 +126,8 @@ def venv_environment(requirements: tuple[str, ...], cache_dir: Path) -> Environm
         purelib = subprocess.run(
             [str(env.python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
             stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
-        Path(purelib, "zz_testjack_base.pth").write_text("\n".join(_base_site_packages()) + "\n")
+        if specs == requirements:  # nothing pins pytest: the base's pytest and coverage behind the venv's
+            Path(purelib, "zz_testjack_base.pth").write_text("\n".join(_base_site_packages()) + "\n")
         (venv / "requirements.json").write_text(json.dumps(list(requirements), indent=1))
         ready.touch()
     return env

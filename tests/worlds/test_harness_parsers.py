@@ -32,9 +32,27 @@ def test_pytest_ids_cut_at_a_space_and_with_a_slash_are_read_as_the_harness_read
         "tests/test_cli.py::test_other": "fail",
         "tests/test_cli.py::test_gone": "missing",
         "tests/test_cli.py::test_help_msg[args1-No such file]": "pass",  # the whole id matches too
-        "tests/test_cli.py::test_help": "pass",  # a prefix of node ids: the worst of them
+        # an id that is not cut inside its parameters never stands for the tests it starts
+        "tests/test_cli.py::test_help": "missing",
     }
     assert log_failures("swebench-pytest", PYTEST_LOG) == ["tests/test_cli.py::test_other"]
+
+
+def test_an_id_cut_inside_its_parameters_grades_as_the_tests_it_starts_when_they_agree():
+    """swebench 5.0.2 (harness/grading.py, ``_resolve_case``): an id that is no key of the log is
+    matched by prefix only when it has more ``[`` than ``]``, and is a failure when the tests it
+    starts disagree on passing. A key of the log (the first word after the status) wins first."""
+    log = ("PASSED tests/t.py::test_a[x-1 y]\nPASSED tests/t.py::test_a[x-2 z]\n"
+           "PASSED tests/t.py::test_b[1-a b]\nFAILED tests/t.py::test_b[1-c d] - boom\n"
+           "SKIPPED tests/t.py::test_c[q-r s]\nPASSED tests/t.py::test_c[q-t u]\n"
+           "FAILED tests/t.py::test_k[m n] - boom\nPASSED tests/t.py::test_k[m o]\n")
+    ids = ["tests/t.py::test_a[x", "tests/t.py::test_b[1", "tests/t.py::test_c[q", "tests/t.py::test_",
+           "tests/t.py::test_k[m"]
+    assert parse_harness("swebench-pytest", log, ids) == {
+        "tests/t.py::test_a[x": "pass", "tests/t.py::test_b[1": "fail", "tests/t.py::test_c[q": "fail",
+        "tests/t.py::test_": "missing",  # not cut inside parameters: no prefix match
+        "tests/t.py::test_k[m": "pass",  # the harness's key; its last line wins
+    }
 
 
 def test_a_non_zero_exit_is_explained_by_an_ungraded_failure_only():
@@ -51,6 +69,8 @@ def _task(f2p, p2p, parser="swebench-pytest"):
 
 
 def test_skips_fail_a_fail_to_pass_test_and_pass_a_pass_to_pass_one():
+    """As swebench 5.0.2 grades (harness/grading.py: ``test_failed`` counts SKIPPED, ``test_maintained``
+    accepts it for pass-to-pass); releases up to 4.1.0 counted a skip neither way."""
     task = _task(["f"], ["p"])
     assert t0_passes(task, ExecResult(status="ok", exit_code=1, outcomes={"f": "pass", "p": "skip"}))
     assert not t0_passes(task, ExecResult(status="ok", exit_code=0, outcomes={"f": "skip", "p": "pass"}))

@@ -26,6 +26,11 @@ def cmd_open(args: argparse.Namespace) -> int:
         from testjack_tui.app.main import run_console
     except ImportError as exc:
         raise CliError(f"the review console is not available in this build ({exc})", EXIT_ENVIRONMENT) from exc
-    run_console(store.path, run_id=run_id, audit=getattr(args, "audit", False),
-                analyst=getattr(args, "analyst", None), executor=args.executor, ray_address=ray_address)
+    from testjack_tui.audit.execution import ExecutorUnavailable
+
+    try:
+        run_console(store.path, run_id=run_id, audit=getattr(args, "audit", False),
+                    analyst=getattr(args, "analyst", None), executor=args.executor, ray_address=ray_address)
+    except ExecutorUnavailable as exc:  # raised before the console opens
+        raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
     return EXIT_OK

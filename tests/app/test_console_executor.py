@@ -98,3 +98,46 @@ def test_open_passes_the_executor_to_the_console(demo_store, monkeypatch, capsys
     # an address without the Ray executor is refused, as by testjack audit
     assert main(["open", "--store", str(demo_store), "--ray-address", "auto"]) == 2
     assert "--ray-address is for --executor ray" in capsys.readouterr().err
+
+
+def _outcome(path) -> dict:
+    store = Store(path)
+    try:
+        verdicts = {t: (str(v.verdict), sorted(v.witnesses)) for t, v in store.list_verdicts("demo").items()}
+        results = {w.id: sorted((k, str(r.outcome), tuple(r.runs)) for k, r in store.witness_results(w.id).items())
+                   for w in store.list_witnesses("demo", "chunk")}
+        return {"verdicts": verdicts, "results": results, "audit": store.list_audits("demo")[-1]["status"]}
+    finally:
+        store.close()
+
+
+async def _console_audit(path, executor: str) -> str:
+    app = TestJackApp(path, run_id="demo", executor=executor)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        app.start_run_audit("demo", AuditOptions(author="offline", rounds=1))
+        job = app.audits.jobs["demo"]
+        await job.worker.wait()
+        await settle(pilot)
+        return job.status
+
+
+@pytest.mark.slow
+async def test_a_console_audit_on_ray_gives_what_a_console_audit_in_threads_gives(tmp_path, demo_store):
+    """For real: a private Ray joined as ``testjack open --executor ray`` joins it (run_console)."""
+    pytest.importorskip("ray")
+    from testjack_tui.app.main import join_executor
+    from tests.app.conftest import build_demo_store
+
+    assert await _console_audit(demo_store, "local") == "done"
+    on_ray = tmp_path / "ray" / "testjack.db"
+    build_demo_store(on_ray, tmp_path / "ray-work").close()
+    held = join_executor("ray", None)  # on the main thread, before the console opens
+    try:
+        assert await _console_audit(on_ray, "ray") == "done"
+    finally:
+        held.close()
+    import ray
+
+    assert not ray.is_initialized()  # the session's hold was the last
+    assert _outcome(on_ray) == _outcome(demo_store)

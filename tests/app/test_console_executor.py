@@ -141,3 +141,20 @@ async def test_a_console_audit_on_ray_gives_what_a_console_audit_in_threads_give
 
     assert not ray.is_initialized()  # the session's hold was the last
     assert _outcome(on_ray) == _outcome(demo_store)
+
+
+def test_a_cluster_that_cannot_be_joined_stops_open_before_the_console_opens(demo_store, monkeypatch, capsys):
+    import sys
+
+    def unreachable(kind: str, workers: int, ray_address: str | None = None):
+        raise execution.ExecutorUnavailable(f"cannot join the Ray cluster at {ray_address}: no answer")
+
+    def never(self):
+        raise AssertionError("the console opened")
+
+    monkeypatch.setattr(execution, "make_executor", unreachable)
+    monkeypatch.setattr(TestJackApp, "run", never)
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    assert main(["open", "--store", str(demo_store), "--executor", "ray", "--ray-address", "nowhere:6379"]) == 3
+    assert "cannot join the Ray cluster at nowhere:6379" in capsys.readouterr().err

@@ -36,7 +36,7 @@ node (``ray start --head``, ``ray start --address``), one CPU each, each with it
 directory (tests/worlds/ray_cluster.py), and stops it at the end. The thread executor runs
 ``--workers`` threads (default 2): the same parallelism as the two one-CPU nodes.
 
-    .venv/bin/python benchmarks/bench_scale.py [--corpus toolbox,wide,evalplus-dev]
+    .venv/bin/python benchmarks/bench_scale.py [--corpus toolbox,wide,evalplus-dev,codet-dev,evalperf-dev]
         [--modes lightweight,per-trial] [--executors thread,ray] [--batching off,on]
         [--workers 2] [--half even|odd|both] [--tasks N,M] [--limit-per-task K] [--json OUT]
     .venv/bin/python benchmarks/bench_scale.py --sum A.json,B.json,...

@@ -19,18 +19,27 @@ Corpora:
 - ``toolbox``: sample_runs/toolbox (4 tasks, 27 trials);
 - ``wide``: the toolbox's ``duration`` task alone with its 7 passing trials copied to 40 (the
   "40 passing trials and 5 shared witnesses" of issue 16: its task analysis shares 5 witnesses);
-- ``evalplus-dev``: HumanEval tasks 0-81 with 164 GPT-4 samples (read from
-  ``../shared/corpora/evalplus-dev``; never copied into the repository); ``--half``, ``--tasks``
-  and ``--limit-per-task`` slice it as in bench_evalplus.py.
+- ``evalplus-dev``, ``codet-dev``, ``evalperf-dev``: the labelled HumanEval corpora (read from
+  ``../shared/corpora/<name>``; never copied into the repository, see corpora.py); ``--half``,
+  ``--tasks`` and ``--limit-per-task`` slice them as in bench_evalplus.py (codet-dev has dozens of
+  samples per task: ``--limit-per-task 6`` as there).
+
+Per corpus it also prints what the trial replays must cost under the flake guard (``replay_floor``):
+2 executions per passing trial for each witness unbatched, and for each step that found witnesses
+batched; the measured replays with batching on should be that floor.
+
+``--sum A.json,B.json,...`` prints, from the ``--json`` files of earlier runs, the trial replays
+and executions per corpus and over all of them, with batching off and on.
 
 ``--executors ray`` starts a real cluster on this machine for the measurement: a head and a second
 node (``ray start --head``, ``ray start --address``), one CPU each, each with its own cache
 directory (tests/worlds/ray_cluster.py), and stops it at the end. The thread executor runs
 ``--workers`` threads (default 2): the same parallelism as the two one-CPU nodes.
 
-    .venv/bin/python benchmarks/bench_scale.py [--corpus toolbox,wide,evalplus-dev]
+    .venv/bin/python benchmarks/bench_scale.py [--corpus toolbox,wide,evalplus-dev,codet-dev,evalperf-dev]
         [--modes lightweight,per-trial] [--executors thread,ray] [--batching off,on]
         [--workers 2] [--half even|odd|both] [--tasks N,M] [--limit-per-task K] [--json OUT]
+    .venv/bin/python benchmarks/bench_scale.py --sum A.json,B.json,...
 """
 
 from __future__ import annotations
@@ -116,6 +125,30 @@ def outcome(report: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def replay_floor(store, run_id: str) -> dict[str, int]:
+    """What the trial replays must cost under the flake guard, from the witnesses the audit shared.
+
+    A step (the task analysis, one trial's audit) shares the witnesses it found with every passing
+    trial: 2 separate executions per trial. Batched, that is 2 per trial per step whatever the
+    number of witnesses (``floor``); one witness per execution, 2 per trial per witness
+    (``unbatched``). Each step's replays are read before the next step starts (the next round's
+    sample and its author's context depend on every trial's results), so no two steps can share
+    an execution: ``floor`` is the least the batched audit can run.
+    """
+    steps: dict[tuple, set[str]] = {}
+    unbatched = shared = 0
+    for w in store.list_witnesses(run_id):
+        if not w.path:  # a harness witness runs T0, not a file: never shared
+            continue
+        trials = set(store.witness_results(w.id)) - {"reference", "null"}
+        if trials:
+            steps.setdefault((w.task_id, str(w.origin), w.found_on), set()).update(trials)
+            unbatched += 2 * len(trials)
+            shared += 1
+    return {"steps": len(steps), "witnesses": shared, "floor": 2 * sum(len(t) for t in steps.values()),
+            "unbatched": unbatched}
+
+
 def one_audit(corpus: str, mode: str, executor_kind: str, batch: bool, opts, tmp: Path, cluster) -> dict[str, Any]:
     from store import Store
     from testjack_tui.audit import Audit, AuditOptions
@@ -143,11 +176,13 @@ def one_audit(corpus: str, mode: str, executor_kind: str, batch: bool, opts, tmp
     if status != "done":
         raise SystemExit(f"audit of {corpus} ({mode}, {executor_kind}) ended {status}")
     report = json.loads(json.dumps(build_report(store, run_id)))
+    floor = replay_floor(store, run_id)
     store.close()
     witness = {k.split(":", 1)[1]: v for k, v in counts.items() if k.startswith("witness:")}
     return {"corpus": corpus, "mode": mode, "executor": executor_kind, "batching": "on" if batch else "off",
             "executions": engine.service.executed, "requested": dict(counts), "witness_runs": witness,
-            "replays": witness.get("trials", 0), "wall_s": round(wall, 1), "nodes": sorted(nodes.values()),
+            "replays": witness.get("trials", 0), "replay_floor": floor, "wall_s": round(wall, 1),
+            "nodes": sorted(nodes.values()),
             "summary": {k: report["summary"][k] for k in ("passing", "refuted", "sound", "unaudited")},
             "outcome": outcome(report)}
 
@@ -187,11 +222,46 @@ def ratios(rows: list[dict[str, Any]]) -> list[str]:
                            f"{ratio(off['replays'], on['replays'])} ({off['replays']} -> {on['replays']}), "
                            f"all witness runs {ratio(sum(off['witness_runs'].values()), sum(on['witness_runs'].values()))}; "
                            f"wall {ratio(off['wall_s'], on['wall_s'])}")
+        f = group[0].get("replay_floor")
+        if f:
+            out.append(f"  trial replays under the flake guard: {f['unbatched']} with one witness per execution "
+                       f"(2 x trials x {f['witnesses']} witnesses), {f['floor']} batched (2 x trials x {f['steps']} "
+                       f"steps that found witnesses): at most {ratio(f['unbatched'], f['floor'])}, "
+                       f"{f['witnesses'] / f['steps']:.2f} witnesses per step")
         for b in ("off", "on"):
             th, ry = by.get(("thread", b)), by.get(("ray", b))
             if th and ry:
                 out.append(f"  batching {b}: wall time Ray (2 nodes) / threads {ratio(ry['wall_s'], th['wall_s'])} "
                            f"({ry['wall_s']:.0f} s vs {th['wall_s']:.0f} s); requests per node {ry['nodes']}")
+    return out
+
+
+def summed(paths: list[str]) -> list[str]:
+    """Trial replays and executions, batching off and on (thread executor), per corpus and in all."""
+    out, total = [], Counter()
+    same_everywhere = True
+    for path in paths:
+        rows = [r for r in json.loads(Path(path).read_text())["rows"] if r["executor"] == "thread"]
+        groups: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+        for r in rows:
+            groups.setdefault((r["corpus"], r["mode"]), {})[r["batching"]] = r
+        for (corpus, mode), by in groups.items():
+            off, on = by.get("off"), by.get("on")
+            if not (off and on):
+                continue
+            same = off["outcome"] == on["outcome"]
+            same_everywhere &= same
+            for key, row in (("off", off), ("on", on)):
+                total[f"replays {key}"] += row["replays"]
+                total[f"executions {key}"] += row["executions"]
+            out.append(f"{corpus} {mode} ({path}): trial replays {off['replays']} -> {on['replays']} "
+                       f"({ratio(off['replays'], on['replays'])}), executions {off['executions']} -> "
+                       f"{on['executions']} ({ratio(off['executions'], on['executions'])}); identical: "
+                       f"{'yes' if same else 'NO'}")
+    out.append(f"all: trial replays {total['replays off']} -> {total['replays on']} "
+               f"({ratio(total['replays off'], total['replays on'])}), executions {total['executions off']} -> "
+               f"{total['executions on']} ({ratio(total['executions off'], total['executions on'])}); identical: "
+               f"{'yes' if same_everywhere else 'NO'}")
     return out
 
 
@@ -211,6 +281,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--limit-per-task", type=int, default=None)
     ap.add_argument("--corpora-root", default=str(CORPORA_ROOT))
     ap.add_argument("--json", default="")
+    ap.add_argument("--sum", default="", metavar="A.json,B.json",
+                    help="print the replays of earlier runs' --json files, per corpus and in all, and stop")
     opts = ap.parse_args(argv)
     opts.task_numbers = {int(x) for x in opts.tasks.split(",") if x} if opts.tasks else None
     for name in ("corpus", "modes", "executors", "batching"):
@@ -220,6 +292,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
+    if opts.sum:
+        for line in summed([x for x in opts.sum.split(",") if x]):
+            print(line)
+        return 0
     rows: list[dict[str, Any]] = []
     cluster = None
     ray_s = None

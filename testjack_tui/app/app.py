@@ -48,14 +48,16 @@ class TestJackApp(AuditControl, App[None]):
     ]
 
     def __init__(self, store_path: str | Path, run_id: str | None = None, audit: bool = False,
-                 analyst: str | None = None) -> None:
+                 analyst: str | None = None, executor: str = "local", ray_address: str | None = None) -> None:
         super().__init__()
         self.store_path = str(store_path)
         self.start_run = run_id
         self.start_audit = audit
         self.given_analyst = analyst  # --by NAME: wins over $TESTJACK_ANALYST and the settings
         self.settings = Settings.load()
-        self.audits = AuditJobs(self)
+        # where every audit of this session runs its tests (--executor, --ray-address): the
+        # console stays the store's only writer either way
+        self.audits = AuditJobs(self, executor=executor, ray_address=ray_address)
         self.interrupted: dict[str, Interrupted] = {}  # runs whose last audit did not finish
         self.exported: list[Path] = []  # reports written this session, newest last
 

@@ -76,7 +76,8 @@ class AuditControl:
             return
         resumed = self.interrupted.pop(run_id, None)
         what = "resuming the audit of" if resumed else "auditing"
-        self.notify(f"{what} {run_id}: {options.mode}, author {options.author}, {options.rounds} round(s)")
+        self.notify(f"{what} {run_id}: {options.mode}, author {options.author}, {options.rounds} round(s), "
+                    f"tests on {self.audits.where()}")
         self._tell_screens("audit_changed", run_id)
 
     def audit_form(self, run_id: str) -> None:

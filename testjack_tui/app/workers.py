@@ -1,5 +1,8 @@
 """Background work for the console: store reads in thread workers, and audits running in threads.
 
+An audit's thread is the only writer of its results; its tests run on the executor the console
+was opened with (``local`` threads, or tasks on a Ray cluster), as ``testjack audit`` runs them.
+
 Store connections are per thread, so every worker opens its own ``Store(path)`` inside the
 thread and closes it at the end. Results travel back as messages posted to the node that asked
 (``post_message`` is thread-safe); a node that is gone by then simply never sees them, and a
@@ -9,7 +12,7 @@ worker superseded by a newer one of the same group drops its result.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, TypeVar
 
 from textual.dom import DOMNode
@@ -19,6 +22,7 @@ from store import Store
 from testjack_tui.app.lifecycle import record_progress
 from testjack_tui.app.messages import AuditFinished, AuditProgress, Loaded, LoadFailed
 from testjack_tui.audit import Audit, AuditOptions, Progress
+from testjack_tui.audit.execution import ExecutorUnavailable
 
 T = TypeVar("T")
 
@@ -92,9 +96,17 @@ class AuditJob:
 class AuditJobs:
     """Audits the console runs, one thread worker each; several runs may be audited at once."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, executor: str = "local", ray_address: str | None = None) -> None:
         self.app = app
         self.jobs: dict[str, AuditJob] = {}
+        self.executor = executor
+        self.ray_address = ray_address
+
+    def where(self) -> str:
+        """Where the audits' tests run, for the console's notices."""
+        if self.executor == "local":
+            return "threads on this machine"
+        return f"the Ray cluster at {self.ray_address}" if self.ray_address else "a private Ray on this machine"
 
     def running(self, run_id: str) -> bool:
         job = self.jobs.get(run_id)
@@ -104,9 +116,13 @@ class AuditJobs:
         return [j for j in self.jobs.values() if j.status in ("running", "cancelling")]
 
     def start(self, run_id: str, options: AuditOptions) -> AuditJob | None:
-        """Start auditing ``run_id``; None when it is already being audited."""
+        """Start auditing ``run_id``; None when it is already being audited.
+
+        Whatever asked (the form, a resume, ``--audit``), the audit runs on this session's executor.
+        """
         if self.running(run_id):
             return None
+        options = replace(options, executor=self.executor, ray_address=self.ray_address)
         job = AuditJob(run_id, options)
         self.jobs[run_id] = job
         app = self.app
@@ -129,8 +145,16 @@ class AuditJobs:
             try:
                 audit = Audit(store, run_id, options, on_progress=report, cancel=job.cancel)
                 job.audit = audit
-                status = "cancelled" if job.cancel.is_set() else audit.execute()
+                if options.executor != "local":
+                    audit.service.open()  # joins the cluster: one that is not there fails before any step
+                if job.cancel.is_set():
+                    audit.service.close()
+                    status = "cancelled"
+                else:
+                    status = audit.execute()
                 app.post_message(AuditFinished(run_id, status))
+            except ExecutorUnavailable as exc:
+                app.post_message(AuditFinished(run_id, "failed", str(exc)))
             except Exception as exc:
                 app.post_message(AuditFinished(run_id, "failed", f"{type(exc).__name__}: {exc}"))
             finally:

@@ -107,6 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", dest="analyst", default=None, metavar="NAME",
                    help="the name stored on your rulings (default $TESTJACK_ANALYST, else the console's "
                         "settings, else the login name)")
+    p.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help="where the console's audits run their tests: local: worker threads on this machine "
+                        "(default); ray: tasks on a Ray cluster (see docs/scale.md)")
+    p.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="with --executor ray: the cluster, host:port or auto (default $TESTJACK_RAY_ADDRESS; "
+                        "none: a private Ray on this machine)")
     p.set_defaults(func=cmd_open)
 
     p = sub.add_parser("report", parents=[common], help="export the curated report")

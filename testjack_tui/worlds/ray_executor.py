@@ -153,19 +153,42 @@ def resources_for(request: ExecRequest) -> dict:
 
 
 _init_lock = threading.Lock()
+# The connection this module started, shared by every executor of the process (the console may
+# audit several runs at once): how many hold it, and the address it was asked for. The last
+# holder to let go ends it; one started by someone else (a test's ray.init) is never ended here.
+_holders = 0
+_address: str | None = None
 
 
 def connect(address: str | None, cpus: int | None = None) -> bool:
     """Join the cluster at ``address`` (``auto``: the one this machine belongs to; None: start a
-    private Ray here with ``cpus`` CPUs). Returns True when this call started the connection (and
-    should end it)."""
+    private Ray here with ``cpus`` CPUs). Returns True when the caller now holds the connection
+    this module started (and must ``release()`` it)."""
+    global _holders, _address
     with _init_lock:
         if ray.is_initialized():
-            return False
+            if not _holders:
+                return False
+            if (address or None) != _address:
+                raise ValueError(f"this process is already connected to the Ray cluster at {_address or 'a private Ray'}")
+            _holders += 1
+            return True
         private = {} if address else {"num_cpus": cpus, "include_dashboard": False}
         ray.init(address=address or None, namespace="testjack", log_to_driver=False,
                  logging_level=logging.WARNING, ignore_reinit_error=True, **private)
+        _holders, _address = 1, address or None
         return True
+
+
+def release() -> None:
+    """Let go of the connection ``connect`` returned True for; the last holder ends it."""
+    global _holders
+    with _init_lock:
+        if not _holders:
+            return
+        _holders -= 1
+        if not _holders and ray.is_initialized():
+            ray.shutdown()
 
 
 class RayExecutor:
@@ -278,8 +301,8 @@ class RayExecutor:
 
     def close(self) -> None:
         self._snapshots.clear()
-        if self._owns and ray.is_initialized():
-            ray.shutdown()
+        if self._owns:
+            release()
         self._owns = False
 
     def __enter__(self) -> "RayExecutor":

@@ -58,6 +58,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--store", default=default_store_path(), help=store_help)
     sub = parser.add_subparsers(dest="command")
 
+    # where an audit's tests run: the headless audit and the console's audits take the same choice
+    executor = argparse.ArgumentParser(add_help=False)
+    executor.add_argument("--executor", choices=["local", "ray"], default="local",
+                          help="local: worker threads on this machine (default); ray: every test run as a "
+                               "task on a Ray cluster (pip install 'testjack[ray]'; see docs/scale.md)")
+    executor.add_argument("--ray-address", metavar="ADDR", default=None,
+                          help="with --executor ray: the cluster, host:port or auto (default "
+                               "$TESTJACK_RAY_ADDRESS; none: a private Ray on this machine)")
+
     p = sub.add_parser("import", parents=[common], help="import a run; prints its id")
     p.add_argument("path")
     p.add_argument("--format", default="auto", choices=["auto", "native", "swebench", "humaneval", "harbor"])
@@ -73,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "the built-in one (see docs/swebench.md)")
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser("audit", parents=[common], help="audit a run headless, with a progress bar")
+    p = sub.add_parser("audit", parents=[common, executor], help="audit a run headless, with a progress bar")
     p.add_argument("run", metavar="RUN|PATH")
     p.add_argument("--mode", default="lightweight", choices=["lightweight", "per-trial", "task-analysis"])
     p.add_argument("--author", default="offline", choices=["offline", "llm", "none"])
@@ -86,12 +95,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "(refute, the default: rho cannot show a prompt defect there) or is a prompt defect "
                         "(ambiguous, A.2's letter); kept with the run")
     p.add_argument("--json", action="store_true", help="print the report JSON instead of the summary table")
-    p.add_argument("--executor", choices=["local", "ray"], default="local",
-                   help="local: worker threads on this machine (default); ray: every test run as a task on "
-                        "a Ray cluster (pip install 'testjack[ray]'; see docs/scale.md)")
-    p.add_argument("--ray-address", metavar="ADDR", default=None,
-                   help="with --executor ray: the cluster, host:port or auto (default $TESTJACK_RAY_ADDRESS; "
-                        "none: a private Ray on this machine)")
     p.add_argument("--no-mutation", action="store_true",
                    help="no mutation testing of the trials' changed lines (it costs one T0 run per mutant)")
     p.add_argument("--mutation-budget", type=_seconds, default=None, metavar="SECONDS",
@@ -101,18 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default $TESTJACK_LLM_BUDGET); no call starts that could exceed it")
     p.set_defaults(func=cmd_audit)
 
-    p = sub.add_parser("open", parents=[common], help="open the review console on a run")
+    p = sub.add_parser("open", parents=[common, executor], help="open the review console on a run")
     p.add_argument("target", metavar="PATH|RUN", nargs="?")
     p.add_argument("--audit", action="store_true", help="audit it in background workers while you watch")
     p.add_argument("--by", dest="analyst", default=None, metavar="NAME",
                    help="the name stored on your rulings (default $TESTJACK_ANALYST, else the console's "
                         "settings, else the login name)")
-    p.add_argument("--executor", choices=["local", "ray"], default="local",
-                   help="where the console's audits run their tests: local: worker threads on this machine "
-                        "(default); ray: tasks on a Ray cluster (see docs/scale.md)")
-    p.add_argument("--ray-address", metavar="ADDR", default=None,
-                   help="with --executor ray: the cluster, host:port or auto (default $TESTJACK_RAY_ADDRESS; "
-                        "none: a private Ray on this machine)")
     p.set_defaults(func=cmd_open)
 
     p = sub.add_parser("report", parents=[common], help="export the curated report")

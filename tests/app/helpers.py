@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
+from textual.worker import WorkerCancelled
 
 from testjack_tui.app.screens.trial import TrialScreen
 
@@ -13,7 +14,10 @@ async def settle(pilot: Pilot, rounds: int = 20) -> None:
     """Wait until no worker runs and every message they posted has been handled."""
     app = pilot.app
     for _ in range(rounds):
-        await app.workers.wait_for_complete()
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:  # an exclusive loader replaced by a newer one: wait for that one
+            continue
         await pilot.pause()
         if not any(w.is_running for w in app.workers):
             await pilot.pause()

@@ -51,6 +51,15 @@ def wait_for(condition, what: str, timeout: float = 300.0, every: float = 0.02):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def _reread_token() -> None:
+    """Make Ray read its token from the environment again: it keeps what it read first, and an
+    earlier test of this session (the console's private Ray) may have imported and run it."""
+    if "ray" in sys.modules:
+        from ray._private.authentication_test_utils import reset_auth_token_state
+
+        reset_auth_token_state()
+
+
 @pytest.fixture(scope="module")
 def cluster():
     c = LocalCluster(cpus_per_node=1, pythonpath=str(ROOT))
@@ -61,9 +70,11 @@ def cluster():
         # this process joins the cluster too (the executor tests below): same token
         for key in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):
             env.setenv(key, c.env[key])
+        _reread_token()
         yield c
     finally:
         env.undo()
+        _reread_token()
         c.stop()
         c.cleanup()
 

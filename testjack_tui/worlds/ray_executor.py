@@ -34,6 +34,7 @@ import io
 import logging
 import os
 import shutil
+import signal
 import tarfile
 import threading
 import uuid
@@ -108,6 +109,7 @@ def _run_cancellable(request: ExecRequest) -> ExecResult:
     """
     from . import run_request
 
+    _interruptible()
     scope = CancelScope()
     box: dict = {}
 
@@ -128,6 +130,15 @@ def _run_cancellable(request: ExecRequest) -> ExecResult:
         runner.join()
         raise
     return box["result"]
+
+
+def _interruptible() -> None:
+    """Let Ray's cancel reach this worker. It interrupts a running task the way SIGINT does, and a
+    node started from a background job (``ray start ... &`` in a script, ``nohup``) hands SIGINT
+    to its workers ignored: Python then never raises the ``KeyboardInterrupt``, and a cancelled
+    test would run to its own timeout."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @ray.remote(max_retries=RETRIES, retry_exceptions=False)

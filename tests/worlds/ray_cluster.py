@@ -59,6 +59,12 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+def _as_a_background_job() -> None:
+    """A node as a script's ``ray start ... &`` starts one: SIGINT ignored, and inherited so by
+    its workers (the executor must still reach them with a cancel)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @dataclass
 class Node:
     name: str
@@ -107,7 +113,8 @@ class LocalCluster:
         if resources:
             argv.append(f"--resources={resources}")
         proc = subprocess.Popen(argv, env={**self.env, "TESTJACK_CACHE": str(cache)}, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                                preexec_fn=_as_a_background_job)
         node = Node(name, cache, proc, log)
 
         def pump() -> None:

@@ -168,7 +168,7 @@ class OfflineAuthor:
                 spec = Spec(target.name, access, call.source(), res.repr if res.returned else None,
                             res.type_name if res.raised else None, "amplified", why,
                             patience=WITNESS_DEADLINE_S if k >= len(chosen) else None,
-                            shape=res.shape if res.returned else "")
+                            shape=res.shape)
                 kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
                 out.append(self._candidate(spec, target, kind))
             for call, res in stress:
@@ -318,10 +318,10 @@ class OfflineAuthor:
         elif mine is not None and mine.status == "timeout":
             spec = Spec(target.name, access, call.source(), expected, raises, "probe",
                         "The trial does not answer in time for this input; the reference answers at once.",
-                        deadline=WITNESS_DEADLINE_S, shape=ref.shape if ref.returned else "")
+                        deadline=WITNESS_DEADLINE_S, shape=ref.shape)
         else:
             spec = Spec(target.name, access, call.source(), expected, raises, "probe",
-                        "The trial gives a different result for this input.", shape=ref.shape if ref.returned else "")
+                        "The trial gives a different result for this input.", shape=ref.shape)
         # P's own words decide a timing witness where P asks for speed: the limit is stated
         explicit = view.stated(target.name, call) or (spec.deadline is not None and states_time_bound(view.prompt))
         kind = RequirementKind.EXPLICIT if explicit else RequirementKind.IMPLICIT
@@ -346,7 +346,7 @@ class OfflineAuthor:
         if not amplify.usable(res, ctx.task.prompt):
             return None
         fixed = replace(spec, expected=res.repr if res.returned else None, raises=res.type_name if res.raised else None,
-                        shape=res.shape if res.returned else "")
+                        shape=res.shape)
         if fixed == spec:
             return None
         return self._candidate(fixed, target, candidate.kind)

@@ -217,7 +217,9 @@ class Outcome:
     digest: str = ""
     seconds: float | None = None  # how long the call took
     arcs: frozenset[str] | None = None  # the code paths it took, when it was traced
-    shape: str = ""  # "items" (an iterator's first items) or "view" (an object's attributes); see above
+    # "items" (an iterator's first items) or "view" (an object's attributes), see above; "" for a
+    # call that did not return (the probe sets it on a returned value only)
+    shape: str = ""
 
     @property
     def returned(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_ENVIRONMENT = 0, 2, 3
@@ -13,6 +14,9 @@ class CliError(Exception):
         super().__init__(message)
         self.code = code
 
+# How many tests run at once unless --workers says otherwise (and a private Ray's CPUs for the
+# console's audits): the machine's cores, at most 4
+DEFAULT_WORKERS = max(1, min(4, os.cpu_count() or 1))
 
 # How each command uses the store. Both kinds run SQLite's quick_check first and refuse a damaged
 # store (exit 2); "write" also refuses a store it may not write and removes staging directories an

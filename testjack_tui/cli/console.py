@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from testjack_tui.cli.auditing import _ray_address
-from testjack_tui.cli.common import EXIT_ENVIRONMENT, EXIT_OK, CliError, _store
+from testjack_tui.cli.common import DEFAULT_WORKERS, EXIT_ENVIRONMENT, EXIT_OK, CliError, _store
 from testjack_tui.cli.importing import _resolve_run
 
 
@@ -30,7 +30,8 @@ def cmd_open(args: argparse.Namespace) -> int:
 
     try:
         run_console(store.path, run_id=run_id, audit=getattr(args, "audit", False),
-                    analyst=getattr(args, "analyst", None), executor=args.executor, ray_address=ray_address)
+                    analyst=getattr(args, "analyst", None), executor=args.executor, ray_address=ray_address,
+                    cpus=DEFAULT_WORKERS)
     except ExecutorUnavailable as exc:  # raised before the console opens
         raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
     return EXIT_OK

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 
 from testjack_tui.cli.auditing import cmd_audit
+from testjack_tui.cli.common import DEFAULT_WORKERS
 from testjack_tui.cli.console import cmd_open
 from testjack_tui.cli.importing import cmd_import
 from testjack_tui.cli.reviewing import (cmd_compare, cmd_export, cmd_leaderboard, cmd_replay, cmd_report, cmd_rule,
@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--author", default="offline", choices=["offline", "llm", "none"])
     p.add_argument("--rounds", type=_at_least_one, default=3, help="lightweight: audit rounds per task (default 3)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=_at_least_one, default=max(1, min(4, os.cpu_count() or 1)))
+    p.add_argument("--workers", type=_at_least_one, default=DEFAULT_WORKERS)
     p.add_argument("--backend", choices=["local", "docker"], default=None)
     p.add_argument("--few-trials", choices=["refute", "ambiguous"], default=None,
                    help="tasks with one or two passing trials: an implicit witness most of them fail refutes "
@@ -145,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("replay", parents=[common], help="re-run one witness on the reference and the trials")
     p.add_argument("witness")
     p.add_argument("--trial", help="only this trial (default: every passing trial of the task)")
-    p.add_argument("--workers", type=_at_least_one, default=max(1, min(4, os.cpu_count() or 1)))
+    p.add_argument("--workers", type=_at_least_one, default=DEFAULT_WORKERS)
     p.add_argument("--backend", choices=["local", "docker"], default=None)
     p.set_defaults(func=cmd_replay)
 

@@ -127,12 +127,13 @@ async def test_a_console_audit_on_ray_gives_what_a_console_audit_in_threads_give
     """For real: a private Ray joined as ``testjack open --executor ray`` joins it (run_console)."""
     pytest.importorskip("ray")
     from testjack_tui.app.main import join_executor
+    from testjack_tui.cli.common import DEFAULT_WORKERS
     from tests.app.conftest import build_demo_store
 
     assert await _console_audit(demo_store, "local") == "done"
     on_ray = tmp_path / "ray" / "testjack.db"
     build_demo_store(on_ray, tmp_path / "ray-work").close()
-    held = join_executor("ray", None)  # on the main thread, before the console opens
+    held = join_executor("ray", None, DEFAULT_WORKERS)  # on the main thread, before the console opens
     try:
         assert await _console_audit(on_ray, "ray") == "done"
     finally:

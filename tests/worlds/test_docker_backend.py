@@ -173,13 +173,16 @@ def test_a_patch_that_does_not_apply(backend, tmp_path):
     assert result.outcomes == {}
 
 
+FOREVER = {
+    "test_loop.py": """\
+        def test_forever():
+            while True:
+                pass
+        """}
+
+
 def test_an_infinite_loop_is_killed_at_the_timeout_and_its_container_removed(backend, tmp_path):
-    snapshot = _world(tmp_path / "repo", {
-        "test_loop.py": """\
-            def test_forever():
-                while True:
-                    pass
-            """})
+    snapshot = _world(tmp_path / "repo", FOREVER)
     request = _request(snapshot, test_ids=("test_loop.py::test_forever",), timeout=4)
     result = backend.run(request)
     assert result.status == "timeout"
@@ -424,12 +427,7 @@ def test_a_killed_audit_leaves_no_container_behind(backend, tmp_path):
 
     from testjack_tui.worlds.container_lifetime import OWNER_LABEL, owner, reap_orphans
 
-    snapshot = _world(tmp_path / "repo", {
-        "test_loop.py": """\
-            def test_forever():
-                while True:
-                    pass
-            """})
+    snapshot = _world(tmp_path / "repo", FOREVER)
     request = _request(snapshot, test_ids=("test_loop.py::test_forever",), timeout=5)
     (tmp_path / "request.pickle").write_bytes(pickle.dumps(request))
     (tmp_path / "run_one.py").write_text(RUN_ONE)

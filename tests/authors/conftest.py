@@ -1,5 +1,7 @@
-"""Fixtures the LLM author's tests share: a scripted endpoint on loopback, and a store holding the mini run."""
+"""What the authors' tests share: a scripted endpoint on loopback, a store holding the mini run,
+and a git diff of one file for the runs they build."""
 
+import difflib
 from pathlib import Path
 
 import pytest
@@ -23,3 +25,10 @@ def store(tmp_path):
     import_path(s, MINI)
     yield s
     s.close()
+
+
+def diff(path: str, before: str, after: str) -> str:
+    """A git-style diff of one file from ``before`` ("" for a new file) to ``after``."""
+    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                 "/dev/null" if not before else f"a/{path}", f"b/{path}")
+    return f"diff --git a/{path} b/{path}\n" + "".join(lines)

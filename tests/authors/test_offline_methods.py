@@ -6,12 +6,12 @@ page too many when the total is an exact multiple (``total // per_page + 1``), w
 tries. The author must reach the method the way T0 does and write the witness on that object.
 """
 
-import difflib
 import json
 
 import pytest
 
 from store import Store
+from tests.authors.conftest import diff
 from testjack_tui.audit import Audit
 from testjack_tui.audit.engine import AuditOptions
 from testjack_tui.authors.offline.signatures import access_for, functions_in
@@ -23,12 +23,6 @@ METHOD = '\n    def pages(self, total: int) -> int:\n        """How many pages `
 RIGHT = BEFORE + METHOD + "        return -(-total // self.per_page)\n"
 OFF_BY_ONE = BEFORE + METHOD + "        return total // self.per_page + 1\n"
 TESTS = "from pager import Pager\n\n\ndef test_pages():\n    p = Pager(10)\n    assert p.pages(25) == 3\n    assert p.pages(1) == 1\n"
-
-
-def diff(path: str, before: str, after: str) -> str:
-    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                 "/dev/null" if not before else f"a/{path}", f"b/{path}")
-    return f"diff --git a/{path} b/{path}\n" + "".join(lines)
 
 
 @pytest.fixture(scope="module")

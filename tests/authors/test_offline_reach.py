@@ -14,12 +14,12 @@ where T0 does not look:
   shows through ``double_abs(6)``: refuted, by a witness on the public function.
 """
 
-import difflib
 import json
 
 import pytest
 
 from store import Store
+from tests.authors.conftest import diff
 from testjack_tui.audit import Audit
 from testjack_tui.audit.engine import AuditOptions
 from testjack_tui.formats.importing import import_path
@@ -64,12 +64,6 @@ TASKS = {
         "trials": {"right": SCALE_REF, "masked": SCALE_MASKED, "wrong": SCALE_WRONG},
     },
 }
-
-
-def diff(path: str, before: str, after: str) -> str:
-    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                 "/dev/null" if not before else f"a/{path}", f"b/{path}")
-    return f"diff --git a/{path} b/{path}\n" + "".join(lines)
 
 
 @pytest.fixture(scope="module")

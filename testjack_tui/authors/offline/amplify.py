@@ -11,9 +11,11 @@ as usual.
 from __future__ import annotations
 
 from testjack_tui.authors.offline.calls import CallArgs
-from testjack_tui.authors.offline.probe import Outcome
+from testjack_tui.authors.offline.features import added
+from testjack_tui.authors.offline.probe import Outcome, diverges
 
 CAP_PER_FUNCTION = 3
+SENSITIVE_CAP = 6  # per function, mutations kept for the feature they add (see ``sensitive``)
 
 
 def signature(outcome: Outcome) -> tuple:
@@ -63,6 +65,40 @@ def select(
             pick = next(((c, o) for c, o in candidates if o.returned and o.repr == answer), None)
             if pick is not None and len(chosen) < cap:
                 chosen.append(pick)
+    return chosen
+
+
+def sensitive(
+    seeds: list[tuple[CallArgs, Outcome]],
+    mutated: list[tuple[CallArgs, Outcome]],
+    parent: dict[str, CallArgs],
+    prompt: str,
+    taken: set[str],
+    cap: int = SENSITIVE_CAP,
+) -> list[tuple[CallArgs, Outcome, frozenset[str]]]:
+    """Up to ``cap`` mutated calls on which the reference answers otherwise than on the seed they
+    were mutated from, one for each set of input features the mutation added (smallest first).
+
+    The reference's answer then depends on that feature (an upper-case letter in a palindrome, a
+    duplicate in a list, whitespace in a word): a trial that ignores it answers as for the seed.
+    ``select`` keeps results that look new; this keeps inputs whose difference matters, which
+    a predicate (two possible answers) needs most.
+    """
+    answers = {c.key: o for c, o in seeds}
+    kept: set[frozenset[str]] = set()
+    chosen: list[tuple[CallArgs, Outcome, frozenset[str]]] = []
+    for call, out in sorted(mutated, key=lambda co: (co[0].size, co[0].key)):
+        seed = parent.get(call.key)
+        before = answers.get(seed.key) if seed is not None else None
+        if len(chosen) >= cap:
+            break
+        if (call.key in taken or before is None or before.status not in ("ok", "raise")
+                or not usable(out, prompt) or diverges(before, out) is not True):
+            continue
+        new = added(call, seed)
+        if new and new not in kept:
+            kept.add(new)
+            chosen.append((call, out, new))
     return chosen
 
 

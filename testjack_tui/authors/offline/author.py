@@ -100,6 +100,7 @@ class OfflineAuthor:
 
     def _amplified(self, ctx: AuthorContext, view: TaskView, known: set[str]) -> list[Candidate]:
         plans: list[tuple[Target, Access, list[CallArgs], list[CallArgs]]] = []
+        parent: dict[str, CallArgs] = {}  # a mutated call's key -> the T0 call it was mutated from
         for name in sorted(view.targets):
             target = view.targets[name]
             seeds = view.t0_calls(name)
@@ -111,13 +112,15 @@ class OfflineAuthor:
             seed_keys = {c.key for c in view.seeds(name)}
             allowed = domain.narrowed_by(view.seeds(name))
             mutated: dict[str, CallArgs] = {}
-            for m in sorted((m for s in seeds for m in mutations(s)), key=lambda c: (c.size, c.key)):
+            for m, seed in sorted(((m, s) for s in seeds for m in mutations(s)),
+                                  key=lambda ms: (ms[0].size, ms[0].key)):
                 values = m.values
                 if m.key in seed_keys or m.key in mutated or call_key(name, m.source()) in known:
                     continue
                 if (all(literal_ok(v) and allowed.admits(v) for v in values) and domain.admits_call(m, names)
                         and admits(ctx.task.domain, name, m)):
                     mutated[m.key] = m
+                    parent[m.key] = seed
             # the smallest make short witnesses; a few of the largest stay for the stress witness
             admitted = list(mutated.values())
             if len(admitted) > self.budget:
@@ -152,23 +155,29 @@ class OfflineAuthor:
                        if k not in frontier[target.name] or _on_purpose(r, stated_paths)]
             chosen = amplify.select(seed_out, mut_out, view.prompt, cap=self.per_function)
             taken = {c.key for c, _ in chosen}
+            # (call, result, why, patience) per pick
+            picks = [(c, r, "The input is one of T0's inputs with one literal changed.", None)
+                     for c, r in chosen]
+            for call, res, new in amplify.sensitive(seed_out, mut_out, parent, view.prompt, taken):
+                picks.append((call, res, f"The input is one of T0's inputs with one literal changed, "
+                              f"adding {', '.join(sorted(new))} (argument position: feature); the "
+                              "reference's answer changes with it.", None))
+                taken.add(call.key)
             stress = stress_inputs(seeds, mut_out, taken)
             # a size-scaled input also states the reference's result: a trial that stops there
             # (a RecursionError) or answers otherwise gives a wrong answer, which the timing
             # witnesses below, stating the time alone, do not see
-            sized = [pick for pick in [sized_input(seeds, mut_out, taken)]
-                     if pick is not None and amplify.usable(pick[1], view.prompt)]
-            picks = chosen + sized
-            ties = on_boundary(ctx, [(target.name, access.expr, c) for c, _ in picks], imports)
-            for k, (call, res) in enumerate(picks):
+            sized = sized_input(seeds, mut_out, taken)
+            if sized is not None and amplify.usable(sized[1], view.prompt):
+                picks.append((*sized, "The input is one of T0's inputs scaled up in size: the "
+                              "reference's result there.", WITNESS_DEADLINE_S))
+            ties = on_boundary(ctx, [(target.name, access.expr, c) for c, *_ in picks], imports)
+            for k, (call, res, why, patience) in enumerate(picks):
                 if k in ties:
                     continue
-                why = ("The input is one of T0's inputs with one literal changed." if k < len(chosen) else
-                       "The input is one of T0's inputs scaled up in size: the reference's result there.")
                 spec = Spec(target.name, access, call.source(), res.repr if res.returned else None,
                             res.type_name if res.raised else None, "amplified", why,
-                            patience=WITNESS_DEADLINE_S if k >= len(chosen) else None,
-                            shape=res.shape)
+                            patience=patience, shape=res.shape)
                 kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
                 out.append(self._candidate(spec, target, kind))
             for call, res in stress:

@@ -11,10 +11,11 @@ import sys
 
 from testjack_tui.audit.fewest import twins
 from testjack_tui.audit.verdicts import fails_on, rho_of
-from testjack_tui.authors.offline.stress import sized_input, stress_inputs, within_depth
 from testjack_tui.authors.offline.calls import CallArgs
+from testjack_tui.authors.offline.probe import LINE_CAP
 from testjack_tui.authors.offline.probe import Outcome as Probe
 from testjack_tui.authors.offline.signatures import Access
+from testjack_tui.authors.offline.stress import sized_input, stress_inputs, within_depth
 from testjack_tui.authors.offline.witnesses import Spec, render
 from testjack_tui.domain.timing import states_time_bound
 from testjack_tui.model import AuthorKind, Classification, Grounding, Origin, RequirementKind, Witness, WitnessStatus
@@ -116,6 +117,20 @@ def test_the_stress_inputs_are_the_largest_ones_the_reference_answers_at_once():
     # the shallow one alone where the largest is taken; nothing where no larger call is left
     assert [c.args for c, _ in stress_inputs(seeds, out, {"3000", "1000"})] == [(141,)]
     assert stress_inputs(seeds, out, {"3000", "1000", "141", "28"}) == []
+
+
+def test_a_counted_reference_call_is_at_once_by_its_lines_whatever_its_time():
+    """Near the time line (1/20 of the call limit) a load could flip the choice between runs; where
+    the probe counted the reference's lines, the count decides for Python code."""
+    seeds = [CallArgs((10,))]
+    out = [
+        (CallArgs((10**4,)), Probe("ok", "1", "int", seconds=0.001, lines=20_004)),
+        (CallArgs((10**6 + 3,)), Probe("ok", "1", "int", seconds=0.01, lines=LINE_CAP + 1)),  # fast today
+    ]
+    assert [c.args for c, _ in stress_inputs(seeds, out, set())] == [(10**4,)]
+    # a call in C executes few lines: its time still rules it out when slow
+    out.append((CallArgs((10**7,)), Probe("ok", "1", "int", seconds=0.3, lines=3)))
+    assert [c.args for c, _ in stress_inputs(seeds, out, set())] == [(10**4,)]
 
 
 def test_the_result_witness_takes_the_largest_input_whose_numbers_a_float_holds_exactly():

@@ -1,8 +1,10 @@
-"""Task analysis's choice of amplified inputs: results that look new, and for a predicate one new
-input per answer (T0 already shows both, so no result of a predicate looks new)."""
+"""Task analysis's choice of amplified inputs: results that look new, for a predicate one new
+input per answer (T0 already shows both, so no result of a predicate looks new), and mutations
+whose answer differs from their seed's, one per input feature they add."""
 
-from testjack_tui.authors.offline.amplify import select
+from testjack_tui.authors.offline.amplify import select, sensitive
 from testjack_tui.authors.offline.calls import CallArgs
+from testjack_tui.authors.offline.features import added, features
 from testjack_tui.authors.offline.probe import Outcome
 
 
@@ -25,3 +27,38 @@ def test_other_functions_keep_only_results_of_a_new_shape():
     # a predicate whose answers are not all bools (one seed raises) is not a predicate here
     seeds = [(CallArgs((3,)), _ok("True")), (CallArgs((-3,)), Outcome("raise", None, "ValueError"))]
     assert select(seeds, [(CallArgs((4,)), _ok("True"))], "") == []
+
+
+def test_a_mutation_that_changes_the_answer_is_kept_once_per_feature_it_adds():
+    seed = CallArgs(("aba",))
+    seeds = [(seed, _ok("True"))]
+    parent = {}
+    mutated = []
+    for text, answer in [("ABA", "True"),   # adds upper case, same answer: says nothing
+                         ("Aba", "False"),  # adds upper case and the answer changes: kept
+                         ("AbA", "False"),  # the same feature again: one is enough
+                         ("ab", "False"),   # answer changes, but no feature added
+                         ("ab a", "False")]:  # a space
+        call = CallArgs((text,))
+        parent[call.key] = seed
+        mutated.append((call, _ok(answer)))
+    picked = sensitive(seeds, mutated, parent, "", taken=set())
+    assert [(c.args, sorted(new)) for c, _, new in picked] == [
+        (("AbA",), ["0: upper"]), (("ab a",), ["0: space"])]
+    # what select already took is not taken twice, and the cap holds
+    assert [c.args for c, _, _ in sensitive(seeds, mutated, parent, "", taken={"'AbA'"})] == [
+        ("Aba",), ("ab a",)]
+    assert len(sensitive(seeds, mutated, parent, "", taken=set(), cap=1)) == 1
+
+
+def test_features_name_the_argument_and_look_inside_containers():
+    assert features(CallArgs(([1, -2, 1], 2.0))) == {
+        "0: duplicate", "0: item negative", "1: integer-valued float"}
+    assert added(CallArgs(("a\tb", [])), CallArgs(("ab", [3]))) == {"0: whitespace", "1: empty"}
+    # a nested or huge input is read to a bounded depth and length, never raising
+    deep: list = []
+    for _ in range(200):
+        deep = [deep]
+    assert features(CallArgs((deep,))) == {
+        "0: one item", "0: item one item", "0: item item one item", "0: item item item one item"}
+    assert features(CallArgs(("x" * 10**6,))) == {"0: lower"}

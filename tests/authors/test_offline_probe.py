@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from testjack_tui.authors.offline.probe import (
-    CALL_LIMIT_S, ITEMS, REPR_KEY, TIMEOUT_STREAK, Outcome, diverges, parse_output, probe_script,
+    CALL_LIMIT_S, ITEMS, LINE_CAP, REPR_KEY, TIMEOUT_STREAK, Outcome, diverges, parse_output, probe_script,
 )
 
 TRIAL = '''
@@ -96,3 +96,33 @@ def test_materialised_results_diverge_as_their_witness_would_fail():
     assert diverges(view, Outcome("ok", "{'length': 3, 'extra': 1}", "Span", shape="view")) is False
     assert diverges(view, Outcome("ok", "{'length': 4}", "Span", shape="view")) is True
     assert diverges(view, Outcome("ok", "{}", "Span", shape="view")) is True  # the trial's object lacks it
+
+
+LOOPS = '''
+def loop(n):
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+def builtin(n):
+    return sum(range(n))
+'''
+
+
+def test_counted_calls_report_the_python_lines_they_execute_up_to_the_cap(tmp_path):
+    (tmp_path / "loops.py").write_text(LOOPS)
+    cases = [("g", "loop(10)"), ("g", "loop(10)"), ("g", "loop(20)"), ("g", f"loop({LINE_CAP})"),
+             ("g", "builtin(10**6)")]
+    script = probe_script(cases, {"g": ["from loops import *"]}, budget=60, count=frozenset({1, 2, 3, 4}))
+    (tmp_path / "probe.py").write_text(script)
+    done = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    out = parse_output(done.stdout, len(cases))
+    assert [o.repr for o in out[:3]] == ["45", "45", "190"]
+    assert out[0].lines is None  # not counted
+    # a count, not a time: two lines per iteration of the loop
+    assert out[2].lines - out[1].lines == 2 * 10
+    # a loop over the cap (if it answered fast enough to be counted at all) is reported as over it
+    assert out[3].lines in (None, LINE_CAP + 1)
+    # work done in C executes a line or two: only the time tells it
+    assert out[4].lines is not None and out[4].lines < 5

@@ -12,6 +12,7 @@ import time
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from testjack_tui.authors.offline.features import added, features
 from testjack_tui.authors.offline.inputs import CallArgs, Domain, draw, mutate_value, plan_inputs, strategy_for
 from testjack_tui.authors.offline.signatures import Param, Target
 from testjack_tui.domain.checks import holds, shape, shape_fits
@@ -45,6 +46,14 @@ WORDS = ["list", "of", "two", "strings", "positive", "integer", "non-empty", "no
 @example(float("inf"), False)
 def test_every_value_has_mutations_and_none_raises(value, any_type):
     assert isinstance(mutate_value(value, any_type), list)
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(VALUES, VALUES)
+def test_features_of_any_inputs_are_named_by_argument(value, other):
+    mine = features(CallArgs((value, other)))
+    assert all(f.split(": ", 1)[0] in ("0", "1") for f in mine)
+    assert added(CallArgs((value, other)), CallArgs((other, value))) <= mine
 
 
 @settings(max_examples=150, **SETTINGS)

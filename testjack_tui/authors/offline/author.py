@@ -33,7 +33,7 @@ from testjack_tui.authors.offline.inputs import plan_inputs
 from testjack_tui.authors.offline.mutation import mutations
 from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, run_probe, slower
 from testjack_tui.authors.offline.signatures import Access, Target, callers_of, functions_in, module_access, shared_targets
-from testjack_tui.authors.offline.stress import sized_input, stress_inputs
+from testjack_tui.authors.offline.stress import larger, sized_input, stress_inputs
 from testjack_tui.authors.offline.task_view import TaskView, existing_calls, input_shape, witness_calls
 from testjack_tui.authors.offline.witnesses import Spec, call_key, render, requirement_text, shorten
 from testjack_tui.domain.grounding import admits
@@ -129,6 +129,7 @@ class OfflineAuthor:
         cases, imports, looks = [], {}, {}
         traced: set[int] = set()  # T0's calls, and the frontier mutations (see _on_purpose)
         frontier: dict[str, set[int]] = {}  # per function, which of its mutations are frontier inputs
+        counted: set[int] = set()  # the stress candidates: their lines are counted (stress._at_once)
         for target, access, seeds, mutated in plans:
             imports[target.name] = list(access.imports)
             if target.binding == "constructor":
@@ -137,10 +138,12 @@ class OfflineAuthor:
             frontier[target.name] = {k for k, m in enumerate(mutated) if below_floor(m, floors)}
             traced.update(range(len(cases), len(cases) + len(seeds)))
             traced.update(len(cases) + len(seeds) + k for k in frontier[target.name])
+            counted.update(len(cases) + len(seeds) + k for k in larger(seeds, mutated))
             cases += [(target.name, f"{access.expr}({c.source()})") for c in [*seeds, *mutated]]
         if not cases:
             return []
-        outcomes = run_probe(ctx, ["reference"], cases, imports, frozenset(traced), looks)["reference"]
+        outcomes = run_probe(ctx, ["reference"], cases, imports, frozenset(traced), looks,
+                             frozenset(counted))["reference"]
         out: list[Candidate] = []
         i = 0
         for target, access, seeds, mutated in plans:

@@ -52,6 +52,10 @@ SLOW_FACTOR = 20  # a trial's timeout counts only where the reference took 1/20 
 TIMEOUT_STREAK = 2
 SHORT_LIMIT_S = 0.1
 ITEMS = 20  # how many items of an iterator a probe (and a witness) takes
+# A counted call (``count``) that answered within CALL_LIMIT_S / SLOW_FACTOR runs once more under a
+# tracer that counts the Python lines it executes, up to LINE_CAP: "the reference answers at once"
+# then means the same on every machine and run, where a time near the line would flip with load.
+LINE_CAP = 1_000_000
 REPR_KEY = "__repr__"  # the key of a view that holds the object's own repr
 
 _SCRIPT = '''\
@@ -62,6 +66,9 @@ CASES = {cases}
 LOOK = {looks}
 ITEMS = {items}
 TRACE = set({trace})
+COUNT = set({count})
+COUNT_UNDER = {count_under}
+LINE_CAP = {line_cap}
 ROOT = os.getcwd() + os.sep
 ME = os.path.abspath(__file__)
 IMPORTS = {imports}
@@ -74,6 +81,45 @@ REPR_LIMIT = {repr_limit}
 
 class _Late(BaseException):
     pass
+
+
+class _Over(BaseException):
+    pass
+
+
+def _counter(box):
+    def local(frame, event, arg):
+        if event == "line":
+            box[0] += 1
+            if box[0] > LINE_CAP:
+                raise _Over()
+        return local
+
+    def enter(frame, event, arg):
+        return local if frame.f_code.co_filename != ME else None
+
+    return enter
+
+
+def _lines(group, source):
+    """How many Python lines the call executes, LINE_CAP + 1 when more (or past the time limit)."""
+    box = [0]
+    try:
+        signal.setitimer(signal.ITIMER_REAL, CALL_LIMIT)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                sys.settrace(_counter(box))
+                try:
+                    _shown(eval(source, spaces[group]), group)
+                finally:
+                    sys.settrace(None)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except (_Over, _Late):
+        return LINE_CAP + 1
+    except BaseException:
+        pass
+    return box[0]
 
 
 def _alarm(signum, frame):
@@ -199,6 +245,8 @@ for index, (group, source) in enumerate(CASES):
     except BaseException as exc:
         entry = {{"s": "raise", "e": type(exc).__name__}}
     entry["d"] = round(time.monotonic() - started, 4)
+    if index in COUNT and entry["s"] in ("ok", "raise") and entry["d"] <= COUNT_UNDER:
+        entry["n"] = _lines(group, source)
     if index in TRACE and arcs is not None:
         entry["a"] = sorted(arcs)
     results.append(entry)
@@ -217,6 +265,7 @@ class Outcome:
     digest: str = ""
     seconds: float | None = None  # how long the call took
     arcs: frozenset[str] | None = None  # the code paths it took, when it was traced
+    lines: int | None = None  # Python lines it executed (LINE_CAP + 1: more), when it was counted
     # "items" (an iterator's first items) or "view" (an object's attributes), see above; "" for a
     # call that did not return (the probe sets it on a returned value only)
     shape: str = ""
@@ -240,14 +289,17 @@ class Outcome:
 
 
 def probe_script(cases: list[tuple[str, str]], imports: dict[str, list[str]], budget: float,
-                 trace: frozenset[int] = frozenset(), looks: dict[str, list[str]] | None = None) -> str:
+                 trace: frozenset[int] = frozenset(), looks: dict[str, list[str]] | None = None,
+                 count: frozenset[int] = frozenset()) -> str:
     """The script: ``cases`` are (import group, call source) pairs evaluated in that group's namespace;
-    the cases whose indices are in ``trace`` also report their code paths; an object a case of a
-    group in ``looks`` returns is shown by those attribute names."""
+    the cases whose indices are in ``trace`` also report their code paths, those in ``count`` the
+    Python lines they execute (see ``LINE_CAP``); an object a case of a group in ``looks`` returns
+    is shown by those attribute names."""
     return _SCRIPT.format(
         cases=repr(cases), imports=repr(imports), call_limit=CALL_LIMIT_S, budget=round(budget, 1),
         streak=TIMEOUT_STREAK, short_limit=SHORT_LIMIT_S, looks=repr(looks or {}), items=ITEMS,
         repr_limit=REPR_LIMIT, mark=MARK, trace=repr(sorted(trace)), repr_key=REPR_KEY,
+        count=repr(sorted(count)), count_under=CALL_LIMIT_S / SLOW_FACTOR, line_cap=LINE_CAP,
     )
 
 
@@ -269,10 +321,12 @@ def parse_output(stdout: str, count: int) -> list[Outcome]:
             continue
         seconds = r.get("d")
         arcs = r.get("a")
+        lines = r.get("n")
         out.append(Outcome(str(r.get("s", "missing")), r.get("r") if isinstance(r.get("r"), str) else None,
                            str(r.get("t") or r.get("e") or ""), str(r.get("h", "")),
                            float(seconds) if isinstance(seconds, (int, float)) else None,
                            frozenset(map(str, arcs)) if isinstance(arcs, list) else None,
+                           lines if isinstance(lines, int) and not isinstance(lines, bool) else None,
                            str(r.get("v") or "")))
     return out
 
@@ -280,11 +334,12 @@ def parse_output(stdout: str, count: int) -> list[Outcome]:
 def run_probe(
     ctx: AuthorContext, worlds: list[str], cases: list[tuple[str, str]], imports: dict[str, list[str]],
     trace: frozenset[int] = frozenset(), looks: dict[str, list[str]] | None = None,
+    count: frozenset[int] = frozenset(),
 ) -> dict[str, list[Outcome]]:
     """Run one probe script in each of ``worlds`` (in parallel) and read its outcomes.
 
-    ``trace``: indices of the cases whose code paths the reference world reports; ``looks``: per
-    import group, the attributes an object is shown by.
+    ``trace``: indices of the cases whose code paths the reference world reports; ``count``: those
+    whose executed lines it counts; ``looks``: per import group, the attributes an object is shown by.
     """
     if not cases or ctx.world_request is None or ctx.execute is None:
         return {w: [Outcome("missing")] * len(cases) for w in worlds}
@@ -292,7 +347,9 @@ def run_probe(
     budget = max(5.0, timeout * 0.5)
     requests = []
     for world in worlds:
-        code = probe_script(cases, imports, budget, trace if world == "reference" else frozenset(), looks)
+        mine = world == "reference"
+        code = probe_script(cases, imports, budget, trace if mine else frozenset(), looks,
+                            count if mine else frozenset())
         req = ctx.world_request(world, extra_files=[(PROBE_FILE, code)], test_ids=(),
                                 label=f"offline probe of {ctx.task.id} on {world}")
         requests.append(dataclasses.replace(req, command=f"python {PROBE_FILE}", max_output=MAX_OUTPUT))

@@ -10,7 +10,7 @@ witness on the largest one whose numbers a float still holds exactly (``sized_in
 from __future__ import annotations
 
 from testjack_tui.authors.offline.calls import CallArgs
-from testjack_tui.authors.offline.probe import CALL_LIMIT_S, SLOW_FACTOR, Outcome
+from testjack_tui.authors.offline.probe import CALL_LIMIT_S, LINE_CAP, SLOW_FACTOR, Outcome
 
 # Python's default recursion limit is 1000 frames; a quarter of it leaves room for the test
 # runner's own frames and for a trial that recurses twice per step
@@ -43,15 +43,29 @@ def within_depth(value: object) -> bool:
 FLOAT_EXACT = 2**26
 
 
+def larger(seeds: list[CallArgs], calls: list[CallArgs]) -> list[int]:
+    """Which of ``calls`` are larger than every seed: the candidates here, whose lines the
+    reference's probe counts (``probe.LINE_CAP``)."""
+    largest = max((s.size for s in seeds), default=0)
+    return [k for k, c in enumerate(calls) if c.size > largest]
+
+
+def _at_once(r: Outcome) -> bool:
+    """The reference answered within 1/SLOW_FACTOR of the call limit and, where its lines were
+    counted, within ``LINE_CAP`` lines. The count decides for Python code whatever the machine's
+    load (a call near the time line would otherwise be chosen in one run and not in the next); the
+    time still rules out work done in C, which executes few lines."""
+    return (r.status == "ok" and r.seconds is not None and r.seconds * SLOW_FACTOR <= CALL_LIMIT_S
+            and (r.lines is None or r.lines <= LINE_CAP))
+
+
 def _larger_and_fast(seeds: list[CallArgs], outcomes: list[tuple[CallArgs, Outcome]],
                      taken: set[str]) -> list[tuple[CallArgs, Outcome]]:
     """The mutated calls larger than every seed that the reference answers at once (a literal
     result), largest first. Size, not the reference's measured time, orders them: times of a few
     microseconds are noise."""
-    largest = max((s.size for s in seeds), default=0)
-    fast = [(c, r) for c, r in outcomes
-            if c.size > largest and c.key not in taken and r.status == "ok" and r.seconds is not None
-            and r.seconds * SLOW_FACTOR <= CALL_LIMIT_S]
+    big = set(larger(seeds, [c for c, _ in outcomes]))
+    fast = [(c, r) for k, (c, r) in enumerate(outcomes) if k in big and c.key not in taken and _at_once(r)]
     return sorted(fast, key=lambda cr: (cr[0].size, cr[0].key), reverse=True)
 
 

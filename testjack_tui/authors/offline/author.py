@@ -33,6 +33,7 @@ from testjack_tui.authors.offline.inputs import plan_inputs
 from testjack_tui.authors.offline.mutation import mutations
 from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, run_probe, slower
 from testjack_tui.authors.offline.signatures import Access, Target, callers_of, functions_in, module_access, shared_targets
+from testjack_tui.authors.offline.features import added
 from testjack_tui.authors.offline.stress import larger, sized_input, stress_inputs
 from testjack_tui.authors.offline.task_view import TaskView, existing_calls, input_shape, witness_calls
 from testjack_tui.authors.offline.witnesses import Spec, call_key, render, requirement_text, shorten
@@ -154,6 +155,8 @@ class OfflineAuthor:
             # a frontier input the reference answers by the paths T0's own calls take is an accident
             # of its code, not a requirement: no witness on it (as in the per-trial audit)
             stated_paths = set().union(*(r.arcs or () for _, r in seed_out))
+            accidents = [(c, r) for k, (c, r) in enumerate(mut_out)
+                         if k in frontier[target.name] and not _on_purpose(r, stated_paths)]
             mut_out = [(c, r) for k, (c, r) in enumerate(mut_out)
                        if k not in frontier[target.name] or _on_purpose(r, stated_paths)]
             chosen = amplify.select(seed_out, mut_out, view.prompt, cap=self.per_function)
@@ -183,6 +186,15 @@ class OfflineAuthor:
                             patience=patience, shape=res.shape)
                 kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
                 out.append(self._candidate(spec, target, kind))
+            emptied = _emptied(accidents, parent, taken)
+            if emptied is not None:
+                call, res = emptied
+                spec = Spec(target.name, access, call.source(), res.repr, None, "amplified",
+                            "An empty input where P and T0 pass only non-empty ones, which the reference "
+                            "answers by the paths of its other inputs: its value there is an accident, "
+                            "but an exception is no answer.", patience=WITNESS_DEADLINE_S,
+                            shape=res.shape, answers_only=True)
+                out.append(self._candidate(spec, target, RequirementKind.IMPLICIT))
             for call, res in stress:
                 if call_key(target.name, call.source()) in known:
                     continue
@@ -444,6 +456,24 @@ def _keep_smallest(best: dict[str, tuple[CallArgs, Outcome, Outcome]], name: str
                    found: tuple[CallArgs, Outcome, Outcome]) -> None:
     if name not in best or found[0].size < best[name][0].size:
         best[name] = found
+
+
+def _emptied(accidents: list[tuple[CallArgs, Outcome]], parent: dict[str, CallArgs],
+             taken: set[str]) -> tuple[CallArgs, Outcome] | None:
+    """Of the frontier inputs the reference answers by accident, the smallest that empties an
+    argument (a string or a collection) its seed filled, where the reference returns a value.
+
+    Its value is no requirement (``how_many_times('', '')``: correct trials answer otherwise), but
+    nothing in P rules the empty input out, and a trial that raises on it (``l[0]`` on ``[]``) gives
+    no answer at all. A negative or zero number below the seeds is left alone: a trial may reject it
+    on purpose, as an input outside what the task is about.
+    """
+    for call, res in sorted(accidents, key=lambda cr: (cr[0].size, cr[0].key)):
+        seed = parent.get(call.key)
+        if (res.returned and res.repr is not None and call.key not in taken and seed is not None
+                and any(f.endswith(": empty") for f in added(call, seed))):
+            return call, res
+    return None
 
 
 def _on_purpose(ref: Outcome, stated_paths: set[str]) -> bool:

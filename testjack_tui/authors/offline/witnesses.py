@@ -37,6 +37,9 @@ class Spec:
     # passes it (slowness is the timing witness's to report); any answer must be the reference's
     patience: float | None = None
     shape: str = ""  # the reference's result, materialised: "items" (an iterator's) or "view" (an object's)
+    # any answer will do (the reference's value on this input is an accident P does not pin down):
+    # only an exception fails it, and, as with ``patience``, no answer in time passes it
+    answers_only: bool = False
 
     @property
     def call(self) -> str:
@@ -99,6 +102,8 @@ def requirement_text(spec: Spec) -> str:
         outcome = f"returns {shorten(spec.expected or '')}"
     if spec.deadline:
         outcome += f" within {spec.deadline:g} s"
+    if spec.answers_only:
+        outcome = f"returns without raising (the reference returns {shorten(spec.expected or '', 40)}; any value will do)"
     if spec.patience and not spec.deadline:
         outcome += f" whenever it answers within {spec.patience:g} s"
     if spec.source == "prompt":
@@ -111,7 +116,7 @@ def shorten(text: str, limit: int = 100) -> str:
 
 
 def test_name(spec: Spec) -> str:
-    kind = "in_time" if spec.deadline else "raises" if spec.raises else "result"
+    kind = "in_time" if spec.deadline else "raises" if spec.raises else "answers" if spec.answers_only else "result"
     tail = safe_identifier(spec.args)[:30].lower()
     return f"test_{safe_identifier(spec.function)}_{kind}_{tail}".rstrip("_")
 
@@ -126,6 +131,8 @@ def render(spec: Spec) -> str:
         origin = "Input: found by a differential probe; expectation: the reference's result."
     if spec.deadline:
         origin = origin.split(";")[0] + "; expectation: an answer within the time limit, as the reference gives."
+    elif spec.answers_only:
+        origin = origin.split(";")[0] + "; expectation: an answer (any value) and no exception, as the reference gives."
     doc = requirement_text(spec)
     lines = [
         f'"""Witness (TestJack offline author): {_docline(doc)}.',
@@ -136,13 +143,13 @@ def render(spec: Spec) -> str:
         lines.append(_docline(spec.why))
     lines.append('"""')
     needs_pytest = bool(spec.raises) and not spec.deadline
-    view = spec.shape == "view" and not spec.raises and not spec.deadline
+    view = spec.shape == "view" and not spec.raises and not spec.deadline and not spec.answers_only
     rhs = ""
     checks: list[tuple[str, str]] = []
     if view:
         checks = _view_checks(spec.expected)
         needs_pytest = any(expectation(value)[1] for _, value in checks)
-    elif not spec.raises and not spec.deadline:
+    elif not spec.raises and not spec.deadline and not spec.answers_only:
         rhs, approx = expectation(spec.expected or "None")
         needs_pytest = needs_pytest or approx
     patient = bool(spec.patience) and not spec.deadline and not spec.raises and not view
@@ -160,6 +167,8 @@ def render(spec: Spec) -> str:
     lines.append(f'    """{_docline(doc)}."""')
     if spec.deadline:
         lines.append(f"    {call}")
+    elif patient and spec.answers_only:
+        lines.append(f"    _answer({spec.patience:g}, lambda: {spec.checked})  # any value; an exception fails")
     elif patient:
         lines += [f"    answered, value = _answer({spec.patience:g}, lambda: {spec.checked})",
                   "    if answered:  # no answer in time: slowness, which the timing witness reports",

@@ -14,6 +14,9 @@ the defective sample fails has rho = 1/2 and refutes it):
   finding, not a refutation, unless P states a time bound (``fast_pairs``: "in O(1) time") or
   asks for an efficient answer (``trib``), where the witness states a time limit and refutes.
   Task analysis alone times every trial too, on its stress witness.
+- ``count_upper(s)``: T0 passes only non-empty strings and the reference answers ``''`` by its
+  ordinary loop. Its value there is an accident (a trial answering -1 stays unrefuted), but a trial
+  that raises on ``''`` gives no answer: task analysis's *answers* witness refutes it.
 """
 
 import json
@@ -254,3 +257,39 @@ def test_the_largest_size_scaled_input_also_states_the_reference_result(stressed
     # the recursive trial stops there with a RecursionError: a wrong answer, not slowness
     assert str(results["trib-slow"].outcome) == "fail" and "trib(n - 1)" in results["trib-slow"].log
     assert str(results["trib-ok"].outcome) == "pass"
+
+
+UPPER = {
+    "task_id": "Edge/6",
+    "entry_point": "count_upper",
+    "prompt": 'def count_upper(s: str) -> int:\n    """How many upper-case letters s has.\n    >>> count_upper(\'aBC\')\n    2\n    """\n',
+    "canonical_solution": "    total = 0\n    for c in s:\n        if c.isupper():\n            total += 1\n    return total\n",
+    "test": "def check(candidate):\n    assert candidate('xYz') == 1\n    assert candidate('abc') == 0\n    assert candidate('ABCD') == 4\n",
+}
+UPPER_SAMPLES = [
+    {"id": "up-ok", "task_id": "Edge/6", "completion": "    return sum(1 for c in s if c.isupper())\n"},
+    # another value on '' (nothing in P pins it down), the right one everywhere else
+    {"id": "up-other", "task_id": "Edge/6",
+     "completion": "    if not s:\n        return -1\n    return sum(1 for c in s if c.isupper())\n"},
+    # no answer at all on '': it reads the first character before counting
+    {"id": "up-crash", "task_id": "Edge/6",
+     "completion": "    total = 1 if s[0].isupper() else 0\n    return total + sum(1 for c in s[1:] if c.isupper())\n"},
+]
+
+
+@pytest.fixture(scope="module")
+def emptied(tmp_path_factory):
+    """Task analysis alone on a task whose T0 passes only non-empty strings."""
+    return _audited(tmp_path_factory.mktemp("edge-empty"), [UPPER], UPPER_SAMPLES, "task-analysis")
+
+
+def test_an_empty_input_answered_by_accident_asks_for_an_answer_not_for_the_reference_value(emptied):
+    store, run_id = emptied
+    verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+    assert verdicts["up-crash"] == Verdict.REFUTED
+    # task analysis alone audits no trial of its own: the others stay unaudited, never refuted
+    assert verdicts["up-ok"] == verdicts["up-other"] == Verdict.UNAUDITED
+    on_empty = [w for w in _validated(store, run_id, "Edge/6") if "count_upper('')" in w.code]
+    assert len(on_empty) == 1 and "returns without raising" in on_empty[0].requirement
+    assert str(store.witness_results(on_empty[0].id)["up-other"].outcome) == "pass"
+    assert str(store.witness_results(on_empty[0].id)["up-crash"].outcome) == "fail"

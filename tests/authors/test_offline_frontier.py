@@ -293,3 +293,12 @@ def test_an_empty_input_answered_by_accident_asks_for_an_answer_not_for_the_refe
     assert len(on_empty) == 1 and "returns without raising" in on_empty[0].requirement
     assert str(store.witness_results(on_empty[0].id)["up-other"].outcome) == "pass"
     assert str(store.witness_results(on_empty[0].id)["up-crash"].outcome) == "fail"
+
+
+def test_a_trial_audit_that_sees_a_crash_on_an_empty_input_writes_the_answers_witness(tmp_path):
+    store, run_id = _audited(tmp_path, [UPPER], UPPER_SAMPLES, "per-trial")
+    verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+    assert verdicts == {"up-ok": Verdict.SOUND, "up-other": Verdict.SOUND, "up-crash": Verdict.REFUTED}
+    refuting = [w for w in _validated(store, run_id, "Edge/6")
+                if str(store.witness_results(w.id)["up-crash"].outcome) == "fail"]
+    assert refuting and all("returns without raising" in w.requirement for w in refuting)

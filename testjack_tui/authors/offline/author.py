@@ -26,14 +26,13 @@ from typing import Any
 from testjack_tui.authors.base import AuthorContext, Candidate
 from testjack_tui.authors.offline import amplify
 from testjack_tui.authors.offline.boundary import on_boundary
-from testjack_tui.authors.offline.bounds import Domain, below_floor, seed_floors
+from testjack_tui.authors.offline.bounds import Domain, below_floor, empties, seed_floors
 from testjack_tui.authors.offline.calls import CallArgs, literal_ok, seed_number
 from testjack_tui.authors.offline.examples import Example
 from testjack_tui.authors.offline.inputs import plan_inputs
 from testjack_tui.authors.offline.mutation import mutations
 from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, run_probe, slower
 from testjack_tui.authors.offline.signatures import Access, Target, callers_of, functions_in, module_access, shared_targets
-from testjack_tui.authors.offline.features import added
 from testjack_tui.authors.offline.stress import larger, sized_input, stress_inputs
 from testjack_tui.authors.offline.task_view import TaskView, existing_calls, input_shape, witness_calls
 from testjack_tui.authors.offline.witnesses import Spec, call_key, render, requirement_text, shorten
@@ -186,15 +185,10 @@ class OfflineAuthor:
                             patience=patience, shape=res.shape)
                 kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
                 out.append(self._candidate(spec, target, kind))
-            emptied = _emptied(accidents, parent, taken)
+            emptied = _emptied(accidents, seed_floors(view.seeds(target.name)), taken)
             if emptied is not None:
-                call, res = emptied
-                spec = Spec(target.name, access, call.source(), res.repr, None, "amplified",
-                            "An empty input where P and T0 pass only non-empty ones, which the reference "
-                            "answers by the paths of its other inputs: its value there is an accident, "
-                            "but an exception is no answer.", patience=WITNESS_DEADLINE_S,
-                            shape=res.shape, answers_only=True)
-                out.append(self._candidate(spec, target, RequirementKind.IMPLICIT))
+                out.append(self._candidate(_answers_spec(target, access, *emptied, "amplified"), target,
+                                           RequirementKind.IMPLICIT))
             for call, res in stress:
                 if call_key(target.name, call.source()) in known:
                     continue
@@ -229,6 +223,7 @@ class OfflineAuthor:
         accesses: dict[str, Access] = {}
         traced: set[int] = set()  # P's and T0's calls, and the frontier calls (see _on_purpose)
         frontier: set[int] = set()
+        floors_of: dict[str, dict[int, int]] = {}
         for target in targets:
             access = view.access(target)
             if access is None:
@@ -239,7 +234,7 @@ class OfflineAuthor:
                 looks[target.name] = view.looks(target)
             domain = Domain.from_prompt(view.prompt, [p.name for p in target.params])
             stated_seeds = view.seeds(target.name)
-            floors = seed_floors(stated_seeds)
+            floors = floors_of[target.name] = seed_floors(stated_seeds)
             stated_keys = {c.key for c in stated_seeds}
             # existing witnesses' calls go into the probe too: a divergence they already show
             # needs no new witness (see _fewest)
@@ -260,6 +255,7 @@ class OfflineAuthor:
             arcs = outs["reference"][i].arcs
             stated_paths.setdefault(meta[i][0].name, set()).update(arcs or ())
         found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]] = {}
+        crashed: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}  # on an empty frontier input
         slow: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}
         timeouts: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}
         for i, ((target, call), ref, mine) in enumerate(zip(meta, outs["reference"], outs["model"])):
@@ -273,6 +269,8 @@ class OfflineAuthor:
             if not (diverges(ref, mine) and amplify.usable(ref, view.prompt)):
                 continue
             if i in frontier and not _on_purpose(ref, stated_paths.get(target.name, set())):
+                if ref.returned and mine.raised and empties(call, floors_of[target.name]):
+                    _keep_smallest(crashed, target.name, (call, ref, mine))  # no answer at all
                 continue
             found.setdefault(target.name, []).append((call, ref, mine))
         ctx.findings += _helper_findings(ctx, {h.name: found.pop(h.name, []) for h in helpers}, callers)
@@ -294,6 +292,11 @@ class OfflineAuthor:
             chosen = self._fewest(view, target.name, found.get(target.name, []), known, shown, twins)
             for call, ref, mine in chosen:
                 out.append(self._divergence_candidate(view, target, accesses[target.name], call, ref, mine))
+            if target.name in crashed and not target.private:
+                call, ref, _ = crashed[target.name]
+                if call_key(target.name, call.source()) not in known:
+                    out.append(self._candidate(_answers_spec(target, accesses[target.name], call, ref, "probe"),
+                                               target, RequirementKind.IMPLICIT))
         return out + timing
 
     def _fewest(
@@ -367,7 +370,7 @@ class OfflineAuthor:
         res = run_probe(ctx, ["reference"], [(target.name, f"{spec.access.expr}({spec.args})")],
                         {target.name: list(spec.access.imports)},
                         looks={target.name: shown} if shown is not None else None)["reference"][0]
-        if not amplify.usable(res, ctx.task.prompt):
+        if not amplify.usable(res, ctx.task.prompt) or (spec.answers_only and not res.returned):
             return None
         fixed = replace(spec, expected=res.repr if res.returned else None, raises=res.type_name if res.raised else None,
                         shape=res.shape)
@@ -458,10 +461,18 @@ def _keep_smallest(best: dict[str, tuple[CallArgs, Outcome, Outcome]], name: str
         best[name] = found
 
 
-def _emptied(accidents: list[tuple[CallArgs, Outcome]], parent: dict[str, CallArgs],
+def _answers_spec(target: Target, access: Access, call: CallArgs, ref: Outcome, source: str) -> Spec:
+    """An *answers* witness: any value will do, an exception will not (see ``_emptied``)."""
+    return Spec(target.name, access, call.source(), ref.repr, None, source,
+                "An empty input where P and T0 pass only non-empty ones, which the reference answers "
+                "by the paths of its other inputs: its value there is an accident, but an exception "
+                "is no answer.", patience=WITNESS_DEADLINE_S, shape=ref.shape, answers_only=True)
+
+
+def _emptied(accidents: list[tuple[CallArgs, Outcome]], floors: dict[int, int],
              taken: set[str]) -> tuple[CallArgs, Outcome] | None:
     """Of the frontier inputs the reference answers by accident, the smallest that empties an
-    argument (a string or a collection) its seed filled, where the reference returns a value.
+    argument (a string or a collection) P and T0 always fill, where the reference returns a value.
 
     Its value is no requirement (``how_many_times('', '')``: correct trials answer otherwise), but
     nothing in P rules the empty input out, and a trial that raises on it (``l[0]`` on ``[]``) gives
@@ -469,9 +480,7 @@ def _emptied(accidents: list[tuple[CallArgs, Outcome]], parent: dict[str, CallAr
     on purpose, as an input outside what the task is about.
     """
     for call, res in sorted(accidents, key=lambda cr: (cr[0].size, cr[0].key)):
-        seed = parent.get(call.key)
-        if (res.returned and res.repr is not None and call.key not in taken and seed is not None
-                and any(f.endswith(": empty") for f in added(call, seed))):
+        if res.returned and res.repr is not None and call.key not in taken and empties(call, floors):
             return call, res
     return None
 

@@ -162,14 +162,17 @@ def below_floor(call: "CallArgs", floors: dict[int, int]) -> bool:
     """
     for i, v in enumerate(call.args):
         floor = floors.get(i)
-        if floor is None:
+        if floor is None or floor == FILLED:
             continue
-        if floor == FILLED:
-            if isinstance(v, (str, list, tuple)) and not v:
-                return True
-        elif _plain_int(v) and v < floor:
+        if _plain_int(v) and v < floor:
             return True
-    return False
+    return empties(call, floors)
+
+
+def empties(call: "CallArgs", floors: dict[int, int]) -> bool:
+    """Whether ``call`` passes an empty string or collection where P and T0 only pass filled ones."""
+    return any(floors.get(i) == FILLED and isinstance(v, (str, list, tuple)) and not v
+               for i, v in enumerate(call.args))
 
 
 def _plain_int(value: Any) -> bool:

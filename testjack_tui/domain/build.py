@@ -18,7 +18,9 @@ from testjack_tui.authors.offline.calls import CallArgs, aliases_in_tests, calls
 from testjack_tui.authors.offline.inputs import resolve_annotation
 from testjack_tui.authors.offline.signatures import Target, changed_functions, test_files
 from testjack_tui.domain.checks import bind, holds
-from testjack_tui.domain.observed import ANY, alphabet, annotation_model, merge, shape_model, trimmed, vocabulary
+from testjack_tui.domain.observed import (
+    ANY, alphabet, annotation_model, equal_lengths, merge, shape_model, trimmed, vocabulary,
+)
 from testjack_tui.domain.stated import Found, Param, stated_constraints
 from testjack_tui.model import Constraint, Task
 
@@ -101,6 +103,12 @@ def _observed(name: str, target: Target, seeds: list[CallArgs]) -> list[Found]:
         if words is not None:
             out.append(Found("vocabulary", f"{p.name} is made of the words {' '.join(map(repr, words))} (as its inputs are)",
                              OBSERVED, [p.name], {"op": "vocabulary", "param": p.name, "words": words}))
+    names = [p.name for p in target.params]
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if equal_lengths([(s[a], s[b]) for s in bound if a in s and b in s]):
+                out.append(Found("equal_length", f"{a} and {b} have equal length (as their inputs have)",
+                                 OBSERVED, [a, b], {"op": "same_len", "params": [a, b]}))
     return out
 
 

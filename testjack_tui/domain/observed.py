@@ -7,6 +7,11 @@ ever hold letters and spaces is not probed with ``'#'``. Classes are kept wide o
 task is about; a character of a kind the inputs never show (a newline where they show spaces, a
 ``'#'``) is not. Strings none of which starts or ends with a space keep that shape too.
 
+Two sequence parameters whose inputs always have the same length, over lengths that vary, are
+paired (``string_xor(a, b)``, two vectors): a pair of unequal lengths is outside what the inputs
+show, and the reference's answer on it is an accident (``zip`` stops at the shorter one), not
+something P asks for.
+
 A string parameter whose inputs are words drawn again and again from a few (a notation of notes,
 of moves, of number names) has a closed vocabulary: its inputs never show a word outside it, and
 the reference's answer on such a word is an accident of its parsing, not something P asks for.
@@ -159,3 +164,15 @@ def vocabulary(values: list[Any]) -> list[str] | None:
     if not any(len(t.split(" ")) > 1 for t in texts):
         return None  # no input is a sequence of words: there is no notation to speak of
     return sorted(distinct)
+
+
+MIN_PAIRS = 3  # fewer seeds than this, or one length throughout, say nothing about a pairing
+
+
+def equal_lengths(pairs: list[tuple[Any, Any]]) -> bool:
+    """Whether two parameters' values (strings, lists or tuples) always have one length between
+    them, over at least ``MIN_PAIRS`` seeds of at least two different lengths."""
+    sized = [(a, b) for a, b in pairs if isinstance(a, (str, list, tuple)) and isinstance(b, (str, list, tuple))]
+    if len(sized) < MIN_PAIRS or len(sized) != len(pairs):
+        return False
+    return all(len(a) == len(b) for a, b in sized) and len({len(a) for a, _ in sized}) >= 2

@@ -238,3 +238,19 @@ def test_a_list_of_any_admits_every_element_a_bare_list_only_what_the_inputs_sho
         shapes = [f.check for f in _observed("f", target, seeds) if f.kind == "type"]
         answer = holds(shapes[0], {"values": [True, None]}) if shapes else True
         assert answer is admits_bool, annotation
+
+
+def test_two_parameters_whose_inputs_always_match_in_length_are_paired():
+    from testjack_tui.authors.offline.signatures import Param as Signature, Target
+    from testjack_tui.domain.build import _observed
+
+    target = Target(name="f", path="solution.py", params=(Signature("a", "str"), Signature("b", "str")))
+    paired = [CallArgs(("0110", "1010")), CallArgs(("1", "0")), CallArgs(("000", "111"))]
+    found = [f for f in _observed("f", target, paired) if f.kind == "equal_length"]
+    assert [f.text for f in found] == ["a and b have equal length (as their inputs have)"]
+    assert holds(found[0].check, {"a": "010", "b": "0000"}) is False
+    assert holds(found[0].check, {"a": "01", "b": "10"}) is True
+    # one length throughout, or too few inputs, is no pairing; nor is one unequal pair
+    for seeds in ([CallArgs(("01", "10")), CallArgs(("11", "00")), CallArgs(("10", "10"))],
+                  paired[:2], [*paired, CallArgs(("1", "00"))]):
+        assert not [f for f in _observed("f", target, seeds) if f.kind == "equal_length"]

@@ -88,10 +88,10 @@ def sensitive(
     kept: set[frozenset[str]] = set()
     chosen: list[tuple[CallArgs, Outcome, frozenset[str]]] = []
     for call, out in sorted(mutated, key=lambda co: (co[0].size, co[0].key)):
-        seed = parent.get(call.key)
-        before = answers.get(seed.key) if seed is not None else None
         if len(chosen) >= cap:
             break
+        seed = parent.get(call.key)
+        before = answers.get(seed.key) if seed is not None else None
         if (call.key in taken or before is None or before.status not in ("ok", "raise")
                 or not usable(out, prompt) or diverges(before, out) is not True):
             continue

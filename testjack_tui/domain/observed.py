@@ -8,7 +8,7 @@ task is about; a character of a kind the inputs never show (a newline where they
 ``'#'``) is not. Strings none of which starts or ends with a space keep that shape too.
 
 Two sequence parameters whose inputs always have the same length, over lengths that vary, are
-paired (``string_xor(a, b)``, two vectors): a pair of unequal lengths is outside what the inputs
+paired (two bit strings combined position by position, two vectors): a pair of unequal lengths is outside what the inputs
 show, and the reference's answer on it is an accident (``zip`` stops at the shorter one), not
 something P asks for.
 

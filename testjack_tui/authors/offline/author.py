@@ -130,11 +130,12 @@ class OfflineAuthor:
         traced: set[int] = set()  # T0's calls, and the frontier mutations (see _on_purpose)
         frontier: dict[str, set[int]] = {}  # per function, which of its mutations are frontier inputs
         counted: set[int] = set()  # the stress candidates: their lines are counted (stress._at_once)
+        floors_of: dict[str, dict[int, int]] = {}  # per function, what P and T0 pass (bounds.seed_floors)
         for target, access, seeds, mutated in plans:
             imports[target.name] = list(access.imports)
             if target.binding == "constructor":
                 looks[target.name] = view.looks(target)
-            floors = seed_floors(view.seeds(target.name))
+            floors = floors_of[target.name] = seed_floors(view.seeds(target.name))
             frontier[target.name] = {k for k, m in enumerate(mutated) if below_floor(m, floors)}
             traced.update(range(len(cases), len(cases) + len(seeds)))
             traced.update(len(cases) + len(seeds) + k for k in frontier[target.name])
@@ -185,7 +186,7 @@ class OfflineAuthor:
                             patience=patience, shape=res.shape)
                 kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
                 out.append(self._candidate(spec, target, kind))
-            emptied = _emptied(accidents, seed_floors(view.seeds(target.name)), taken)
+            emptied = _emptied(accidents, floors_of[target.name])
             if emptied is not None:
                 out.append(self._candidate(_answers_spec(target, access, *emptied, "amplified"), target,
                                            RequirementKind.IMPLICIT))
@@ -469,18 +470,18 @@ def _answers_spec(target: Target, access: Access, call: CallArgs, ref: Outcome, 
                 "is no answer.", patience=WITNESS_DEADLINE_S, shape=ref.shape, answers_only=True)
 
 
-def _emptied(accidents: list[tuple[CallArgs, Outcome]], floors: dict[int, int],
-             taken: set[str]) -> tuple[CallArgs, Outcome] | None:
+def _emptied(accidents: list[tuple[CallArgs, Outcome]], floors: dict[int, int]) -> tuple[CallArgs, Outcome] | None:
     """Of the frontier inputs the reference answers by accident, the smallest that empties an
     argument (a string or a collection) P and T0 always fill, where the reference returns a value.
 
-    Its value is no requirement (``how_many_times('', '')``: correct trials answer otherwise), but
-    nothing in P rules the empty input out, and a trial that raises on it (``l[0]`` on ``[]``) gives
+    Its value is no requirement (counting an empty pattern in an empty text: correct trials answer
+    otherwise), but nothing in P rules the empty input out, and a trial that raises on it (``l[0]`` on ``[]``) gives
     no answer at all. A negative or zero number below the seeds is left alone: a trial may reject it
     on purpose, as an input outside what the task is about.
     """
     for call, res in sorted(accidents, key=lambda cr: (cr[0].size, cr[0].key)):
-        if res.returned and res.repr is not None and call.key not in taken and empties(call, floors):
+        # (no pick of select or sensitive is among them: they choose from the non-frontier inputs)
+        if res.returned and res.repr is not None and empties(call, floors):
             return call, res
     return None
 

@@ -94,17 +94,15 @@ def requirement_text(spec: Spec) -> str:
         return f"{shorten(spec.shown_call, 160)} gives its answer within {spec.deadline:g} s, as the reference does"
     if spec.raises:
         outcome = f"raises {spec.raises}"
+    elif spec.answers_only:
+        outcome = f"returns without raising (the reference returns {shorten(spec.expected or '', 40)}; any value will do)"
     elif spec.shape == "items":
         outcome = f"yields {shorten(spec.expected or '')} (its first {ITEMS} items)"
     elif spec.shape == "view":
         outcome = f"builds an object with {shorten(_view_text(spec.expected))}"
     else:
         outcome = f"returns {shorten(spec.expected or '')}"
-    if spec.deadline:
-        outcome += f" within {spec.deadline:g} s"
-    if spec.answers_only:
-        outcome = f"returns without raising (the reference returns {shorten(spec.expected or '', 40)}; any value will do)"
-    if spec.patience and not spec.deadline:
+    if spec.patience:
         outcome += f" whenever it answers within {spec.patience:g} s"
     if spec.source == "prompt":
         return f"P's example: {spec.shown_call} {outcome}"

@@ -16,6 +16,7 @@ from testjack_tui.authors.offline.probe import Outcome, diverges
 
 CAP_PER_FUNCTION = 3
 SENSITIVE_CAP = 6  # per function, mutations kept for the feature they add (see ``sensitive``)
+GHOST_CAP = 3  # per function, mutations kept for reaching code T0 never runs (see ``ghosts``)
 
 
 def signature(outcome: Outcome) -> tuple:
@@ -99,6 +100,34 @@ def sensitive(
         if new and new not in kept:
             kept.add(new)
             chosen.append((call, out, new))
+    return chosen
+
+
+def ghosts(
+    mutated: list[tuple[CallArgs, Outcome]],
+    stated_paths: set[str],
+    prompt: str,
+    taken: set[str],
+    cap: int = GHOST_CAP,
+) -> list[tuple[CallArgs, Outcome]]:
+    """Up to ``cap`` mutated calls on which the reference runs code that none of P's and T0's calls
+    run (a ghost branch: an arc of its code paths no stated input takes), smallest first, each
+    reaching an arc the ones before it did not.
+
+    The reference's author wrote that code for a case T0 never checks, which is where a trial that
+    passes T0 is free to do otherwise. Calls whose paths are unknown (not traced, or too long to
+    trace) are passed over.
+    """
+    covered = set(stated_paths)
+    chosen: list[tuple[CallArgs, Outcome]] = []
+    for call, out in sorted(mutated, key=lambda co: (co[0].size, co[0].key)):
+        if len(chosen) >= cap:
+            break
+        if call.key in taken or out.arcs is None or not usable(out, prompt):
+            continue
+        if out.arcs - covered:
+            covered |= out.arcs
+            chosen.append((call, out))
     return chosen
 
 

@@ -130,6 +130,7 @@ class OfflineAuthor:
         traced: set[int] = set()  # T0's calls, and the frontier mutations (see _on_purpose)
         frontier: dict[str, set[int]] = {}  # per function, which of its mutations are frontier inputs
         counted: set[int] = set()  # the stress candidates: their lines are counted (stress._at_once)
+        glanced: set[int] = set()  # the other mutations: their paths are read when short (amplify.ghosts)
         floors_of: dict[str, dict[int, int]] = {}  # per function, what P and T0 pass (bounds.seed_floors)
         for target, access, seeds, mutated in plans:
             imports[target.name] = list(access.imports)
@@ -139,12 +140,15 @@ class OfflineAuthor:
             frontier[target.name] = {k for k, m in enumerate(mutated) if below_floor(m, floors)}
             traced.update(range(len(cases), len(cases) + len(seeds)))
             traced.update(len(cases) + len(seeds) + k for k in frontier[target.name])
-            counted.update(len(cases) + len(seeds) + k for k in larger(seeds, mutated))
+            big = set(larger(seeds, mutated))
+            counted.update(len(cases) + len(seeds) + k for k in big)
+            glanced.update(len(cases) + len(seeds) + k for k in range(len(mutated))
+                           if k not in big and k not in frontier[target.name])
             cases += [(target.name, f"{access.expr}({c.source()})") for c in [*seeds, *mutated]]
         if not cases:
             return []
         outcomes = run_probe(ctx, ["reference"], cases, imports, frozenset(traced), looks,
-                             frozenset(counted))["reference"]
+                             frozenset(counted), frozenset(glanced))["reference"]
         out: list[Candidate] = []
         i = 0
         for target, access, seeds, mutated in plans:
@@ -168,6 +172,10 @@ class OfflineAuthor:
                 picks.append((call, res, f"The input is one of T0's inputs with one literal changed, "
                               f"adding {', '.join(sorted(new))} (argument position: feature); the "
                               "reference's answer changes with it.", None))
+                taken.add(call.key)
+            for call, res in amplify.ghosts(mut_out, stated_paths, view.prompt, taken):
+                picks.append((call, res, "The input is one of T0's inputs with one literal changed; on it "
+                              "the reference runs code that none of T0's inputs run.", None))
                 taken.add(call.key)
             stress = stress_inputs(seeds, mut_out, taken)
             # a size-scaled input also states the reference's result: a trial that stops there

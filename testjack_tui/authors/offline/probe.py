@@ -56,6 +56,9 @@ ITEMS = 20  # how many items of an iterator a probe (and a witness) takes
 # tracer that counts the Python lines it executes, up to LINE_CAP: "the reference answers at once"
 # then means the same on every machine and run, where a time near the line would flip with load.
 LINE_CAP = 1_000_000
+# a glanced call (see ``probe_script``) reports its paths only while it runs at most this many
+# lines: tracing slows a call tenfold, and a mutated input must not time out for being watched
+GLANCE_CAP = 20_000
 REPR_KEY = "__repr__"  # the key of a view that holds the object's own repr
 
 _SCRIPT = '''\
@@ -66,6 +69,8 @@ CASES = {cases}
 LOOK = {looks}
 ITEMS = {items}
 TRACE = set({trace})
+GLANCE = set({glance})
+GLANCE_CAP = {glance_cap}
 COUNT = set({count})
 COUNT_UNDER = {count_under}
 LINE_CAP = {line_cap}
@@ -126,13 +131,20 @@ def _alarm(signum, frame):
     raise _Late()
 
 
-def _tracer(arcs):
+def _tracer(arcs, cap=None):
     last = {{}}
+    lines = [0]
 
     def local(frame, event, arg):
         key = id(frame)
         name = frame.f_code.co_filename[len(ROOT):]
         if event == "line":
+            lines[0] += 1
+            if cap is not None and lines[0] > cap:
+                # a glance stops here: the call runs on untraced and its paths are unknown
+                arcs.add(None)
+                sys.settrace(None)
+                return None
             arcs.add("%s:%d:%d" % (name, last.get(key, 0), frame.f_lineno))
             last[key] = frame.f_lineno
         elif event == "return":
@@ -218,8 +230,8 @@ for index, (group, source) in enumerate(CASES):
         signal.setitimer(signal.ITIMER_REAL, limit)
         try:
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-                if index in TRACE:
-                    sys.settrace(_tracer(arcs))
+                if index in TRACE or index in GLANCE:
+                    sys.settrace(_tracer(arcs, GLANCE_CAP if index in GLANCE else None))
                 try:
                     value = eval(source, spaces[group])
                     kind = type(value).__name__
@@ -250,7 +262,7 @@ for index, (group, source) in enumerate(CASES):
     if (index in COUNT and entry["s"] in ("ok", "raise") and entry["d"] <= COUNT_UNDER
             and time.monotonic() + CALL_LIMIT < DEADLINE):
         entry["n"] = _lines(group, source)
-    if index in TRACE and arcs is not None:
+    if (index in TRACE or index in GLANCE) and arcs is not None and None not in arcs:
         entry["a"] = sorted(arcs)
     results.append(entry)
 sys.stdout.write("\\n" + "{mark}" + json.dumps(results) + "\\n")
@@ -293,9 +305,10 @@ class Outcome:
 
 def probe_script(cases: list[tuple[str, str]], imports: dict[str, list[str]], budget: float,
                  trace: frozenset[int] = frozenset(), looks: dict[str, list[str]] | None = None,
-                 count: frozenset[int] = frozenset()) -> str:
+                 count: frozenset[int] = frozenset(), glance: frozenset[int] = frozenset()) -> str:
     """The script: ``cases`` are (import group, call source) pairs evaluated in that group's namespace;
-    the cases whose indices are in ``trace`` also report their code paths, those in ``count`` the
+    the cases whose indices are in ``trace`` also report their code paths (those in ``glance`` too,
+    while they run at most ``GLANCE_CAP`` lines), those in ``count`` the
     Python lines they execute (see ``LINE_CAP``); an object a case of a group in ``looks`` returns
     is shown by those attribute names."""
     return _SCRIPT.format(
@@ -303,6 +316,7 @@ def probe_script(cases: list[tuple[str, str]], imports: dict[str, list[str]], bu
         streak=TIMEOUT_STREAK, short_limit=SHORT_LIMIT_S, looks=repr(looks or {}), items=ITEMS,
         repr_limit=REPR_LIMIT, mark=MARK, trace=repr(sorted(trace)), repr_key=REPR_KEY,
         count=repr(sorted(count)), count_under=CALL_LIMIT_S / SLOW_FACTOR, line_cap=LINE_CAP,
+        glance=repr(sorted(glance)), glance_cap=GLANCE_CAP,
     )
 
 
@@ -337,12 +351,13 @@ def parse_output(stdout: str, count: int) -> list[Outcome]:
 def run_probe(
     ctx: AuthorContext, worlds: list[str], cases: list[tuple[str, str]], imports: dict[str, list[str]],
     trace: frozenset[int] = frozenset(), looks: dict[str, list[str]] | None = None,
-    count: frozenset[int] = frozenset(),
+    count: frozenset[int] = frozenset(), glance: frozenset[int] = frozenset(),
 ) -> dict[str, list[Outcome]]:
     """Run one probe script in each of ``worlds`` (in parallel) and read its outcomes.
 
     ``trace``: indices of the cases whose code paths the reference world reports; ``count``: those
-    whose executed lines it counts; ``looks``: per import group, the attributes an object is shown by.
+    whose executed lines it counts; ``glance``: those whose code paths it reports when they are
+    short (``GLANCE_CAP``); ``looks``: per import group, the attributes an object is shown by.
     """
     if not cases or ctx.world_request is None or ctx.execute is None:
         return {w: [Outcome("missing")] * len(cases) for w in worlds}
@@ -352,7 +367,7 @@ def run_probe(
     for world in worlds:
         mine = world == "reference"
         code = probe_script(cases, imports, budget, trace if mine else frozenset(), looks,
-                            count if mine else frozenset())
+                            count if mine else frozenset(), glance if mine else frozenset())
         req = ctx.world_request(world, extra_files=[(PROBE_FILE, code)], test_ids=(),
                                 label=f"offline probe of {ctx.task.id} on {world}")
         requests.append(dataclasses.replace(req, command=f"python {PROBE_FILE}", max_output=MAX_OUTPUT))

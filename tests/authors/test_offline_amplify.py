@@ -1,8 +1,9 @@
 """Task analysis's choice of amplified inputs: results that look new, for a predicate one new
-input per answer (T0 already shows both, so no result of a predicate looks new), and mutations
-whose answer differs from their seed's, one per input feature they add."""
+input per answer (T0 already shows both, so no result of a predicate looks new), mutations
+whose answer differs from their seed's, one per input feature they add, and mutations that reach
+reference code no T0 input runs."""
 
-from testjack_tui.authors.offline.amplify import select, sensitive
+from testjack_tui.authors.offline.amplify import ghosts, select, sensitive
 from testjack_tui.authors.offline.calls import CallArgs
 from testjack_tui.authors.offline.features import added, features
 from testjack_tui.authors.offline.probe import Outcome
@@ -62,3 +63,22 @@ def test_features_name_the_argument_and_look_inside_containers():
     assert features(CallArgs((deep,))) == {
         "0: one item", "0: item one item", "0: item item one item", "0: item item item one item"}
     assert features(CallArgs(("x" * 10**6,))) == {"0: lower"}
+
+
+def test_a_mutation_reaching_code_t0_never_runs_is_kept_smallest_first_once_per_new_path():
+    def traced(text: str, *arcs: str) -> Outcome:
+        return Outcome("ok", text, type(eval(text)).__name__, seconds=0.001, arcs=frozenset(arcs))
+
+    stated = {"ref.py:0:2", "ref.py:2:3", "ref.py:3:-"}  # the loop T0's inputs take
+    mutated = [
+        (CallArgs(([1, 2, 3, 4],)), traced("10", "ref.py:0:2", "ref.py:2:3", "ref.py:3:-")),  # nothing new
+        (CallArgs(([],)), traced("None", "ref.py:0:1", "ref.py:1:-")),  # the empty case's own branch
+        (CallArgs(([7, 7],)), traced("7", "ref.py:0:2", "ref.py:2:4", "ref.py:4:-")),  # a tie branch
+        (CallArgs(([1, 7, 7],)), traced("7", "ref.py:0:2", "ref.py:2:4", "ref.py:4:-")),  # same branch again
+        (CallArgs(([0],)), Outcome("ok", "0", "int", seconds=0.001)),  # paths unknown: passed over
+        (CallArgs(([-1],)), Outcome("raise", None, "ValueError", arcs=frozenset({"ref.py:0:5"}))),  # P names no error
+    ]
+    assert [c.args for c, _ in ghosts(mutated, stated, "", taken=set())] == [([],), ([7, 7],)]
+    # a pick another rule made is not repeated, and the cap holds
+    assert [c.args for c, _ in ghosts(mutated, stated, "", taken={"[]"})] == [([7, 7],)]
+    assert len(ghosts(mutated, stated, "", taken=set(), cap=1)) == 1

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from testjack_tui.authors.offline.probe import (
-    CALL_LIMIT_S, ITEMS, LINE_CAP, REPR_KEY, TIMEOUT_STREAK, Outcome, diverges, parse_output, probe_script,
+    CALL_LIMIT_S, GLANCE_CAP, ITEMS, LINE_CAP, REPR_KEY, TIMEOUT_STREAK, Outcome, diverges, parse_output, probe_script,
 )
 
 TRIAL = '''
@@ -126,3 +126,18 @@ def test_counted_calls_report_the_python_lines_they_execute_up_to_the_cap(tmp_pa
     assert out[3].lines in (None, LINE_CAP + 1)
     # work done in C executes a line or two: only the time tells it
     assert out[4].lines is not None and out[4].lines < 5
+
+
+def test_glanced_calls_report_their_paths_only_while_they_are_short(tmp_path):
+    (tmp_path / "loops.py").write_text(LOOPS)
+    cases = [("g", "loop(3)"), ("g", "loop(0)"), ("g", f"loop({GLANCE_CAP})"), ("g", "loop(3)")]
+    script = probe_script(cases, {"g": ["from loops import *"]}, budget=60, glance=frozenset({0, 1, 2}))
+    (tmp_path / "probe.py").write_text(script)
+    done = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    out = parse_output(done.stdout, len(cases))
+    assert out[0].arcs and all(a.startswith("loops.py:") for a in out[0].arcs)
+    # an empty loop skips the loop's body: a path of its own
+    assert out[1].arcs and out[0].arcs - out[1].arcs
+    # past the cap the call still answers, untraced, and its paths are not reported
+    assert out[2].status == "ok" and out[2].repr == str(sum(range(GLANCE_CAP))) and out[2].arcs is None
+    assert out[3].arcs is None  # not glanced

@@ -16,6 +16,7 @@ from testjack_tui.authors.offline.probe import Outcome, diverges
 
 CAP_PER_FUNCTION = 3
 SENSITIVE_CAP = 6  # per function, mutations kept for the feature they add (see ``sensitive``)
+SPREAD_CAP = 6  # per function, mutations kept for changing their seed's answer (see ``spread``)
 GHOST_CAP = 3  # per function, mutations kept for reaching code T0 never runs (see ``ghosts``)
 
 
@@ -100,6 +101,41 @@ def sensitive(
         if new and new not in kept:
             kept.add(new)
             chosen.append((call, out, new))
+    return chosen
+
+
+def spread(
+    seeds: list[tuple[CallArgs, Outcome]],
+    mutated: list[tuple[CallArgs, Outcome]],
+    parent: dict[str, CallArgs],
+    prompt: str,
+    taken: set[str],
+    cap: int = SPREAD_CAP,
+) -> list[tuple[CallArgs, Outcome]]:
+    """Up to ``cap`` mutated calls on which the reference answers otherwise than on the seed they
+    were mutated from, taken in turn from each seed: every seed's smallest such mutation, then
+    every seed's next one.
+
+    ``sensitive`` keeps an answer-changing mutation only when it adds an input feature; most do
+    not (a number moved by one, an item dropped), and the smallest of them all tend to come from
+    one short seed. Taking them seed by seed spreads the witnesses over the cases T0 states.
+    """
+    answers = {c.key: o for c, o in seeds}
+    queues: dict[str, list[tuple[CallArgs, Outcome]]] = {}
+    for call, out in sorted(mutated, key=lambda co: (co[0].size, co[0].key)):
+        seed = parent.get(call.key)
+        before = answers.get(seed.key) if seed is not None else None
+        if (call.key in taken or before is None or before.status not in ("ok", "raise")
+                or not usable(out, prompt) or diverges(before, out) is not True):
+            continue
+        queues.setdefault(seed.key, []).append((call, out))
+    chosen: list[tuple[CallArgs, Outcome]] = []
+    turn = 0
+    while len(chosen) < cap and any(len(q) > turn for q in queues.values()):
+        for queue in queues.values():
+            if len(queue) > turn and len(chosen) < cap:
+                chosen.append(queue[turn])
+        turn += 1
     return chosen
 
 

@@ -173,6 +173,10 @@ class OfflineAuthor:
                               f"adding {', '.join(sorted(new))} (argument position: feature); the "
                               "reference's answer changes with it.", None))
                 taken.add(call.key)
+            for call, res in amplify.spread(seed_out, mut_out, parent, view.prompt, taken):
+                picks.append((call, res, "The input is one of T0's inputs with one literal changed; the "
+                              "reference's answer changes with it.", None))
+                taken.add(call.key)
             for call, res in amplify.ghosts(mut_out, stated_paths, view.prompt, taken):
                 picks.append((call, res, "The input is one of T0's inputs with one literal changed; on it "
                               "the reference runs code that none of T0's inputs run.", None))

@@ -1,9 +1,10 @@
 """Task analysis's choice of amplified inputs: results that look new, for a predicate one new
 input per answer (T0 already shows both, so no result of a predicate looks new), mutations
-whose answer differs from their seed's, one per input feature they add, and mutations that reach
+whose answer differs from their seed's (one per input feature they add, and a few spread over
+the seeds), and mutations that reach
 reference code no T0 input runs."""
 
-from testjack_tui.authors.offline.amplify import ghosts, select, sensitive
+from testjack_tui.authors.offline.amplify import ghosts, select, sensitive, spread
 from testjack_tui.authors.offline.calls import CallArgs
 from testjack_tui.authors.offline.features import added, features
 from testjack_tui.authors.offline.probe import Outcome
@@ -82,3 +83,20 @@ def test_a_mutation_reaching_code_t0_never_runs_is_kept_smallest_first_once_per_
     # a pick another rule made is not repeated, and the cap holds
     assert [c.args for c, _ in ghosts(mutated, stated, "", taken={"[]"})] == [([7, 7],)]
     assert len(ghosts(mutated, stated, "", taken=set(), cap=1)) == 1
+
+
+def test_answer_changing_mutations_are_spread_over_the_seeds_smallest_first():
+    short, long = CallArgs(([1, 2],)), CallArgs(([5, 6, 7, 8],))
+    seeds = [(short, _ok("3")), (long, _ok("26"))]
+    parent, mutated = {}, []
+    for seed, items, answer in [(short, [1], "1"), (short, [2], "2"), (short, [1, 3], "4"),
+                                (short, [2, 1], "3"),  # the seed's own answer: says nothing new
+                                (long, [5, 6, 7], "18"), (long, [6, 7, 8], "21")]:
+        call = CallArgs((items,))
+        parent[call.key] = seed
+        mutated.append((call, _ok(answer)))
+    # each seed's smallest, then each seed's next: the long seed is not crowded out by the short one
+    assert [c.args for c, _ in spread(seeds, mutated, parent, "", taken=set(), cap=3)] == [
+        ([1],), ([5, 6, 7],), ([2],)]
+    assert [c.args for c, _ in spread(seeds, mutated, parent, "", taken={"[1]"}, cap=2)] == [
+        ([2],), ([5, 6, 7],)]

@@ -100,3 +100,13 @@ def test_answer_changing_mutations_are_spread_over_the_seeds_smallest_first():
         ([1],), ([5, 6, 7],), ([2],)]
     assert [c.args for c, _ in spread(seeds, mutated, parent, "", taken={"[1]"}, cap=2)] == [
         ([2],), ([5, 6, 7],)]
+
+    # the same literal written into the same argument of another seed is taken once
+    one, two = CallArgs((16, 2)), CallArgs((9, 3))
+    seeds = [(one, _ok("True")), (two, _ok("True"))]
+    parent, mutated = {}, []
+    for seed, args in [(one, (16, 1)), (two, (9, 1)), (two, (9, 4))]:
+        call = CallArgs(args)
+        parent[call.key] = seed
+        mutated.append((call, _ok("False")))
+    assert [c.args for c, _ in spread(seeds, mutated, parent, "", taken=set())] == [(9, 1), (9, 4)]

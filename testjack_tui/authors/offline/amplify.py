@@ -130,13 +130,26 @@ def spread(
             continue
         queues.setdefault(seed.key, []).append((call, out))
     chosen: list[tuple[CallArgs, Outcome]] = []
+    # the same literal written into the same argument of another seed (n -> 1 in every seed)
+    # mostly fails the same trials again: once is enough
+    written: set[tuple] = set()
     turn = 0
     while len(chosen) < cap and any(len(q) > turn for q in queues.values()):
         for queue in queues.values():
             if len(queue) > turn and len(chosen) < cap:
-                chosen.append(queue[turn])
+                call, out = queue[turn]
+                change = _written(call, parent[call.key])
+                if change not in written:
+                    written.add(change)
+                    chosen.append((call, out))
         turn += 1
     return chosen
+
+
+def _written(call: CallArgs, seed: CallArgs) -> tuple:
+    """What a mutation wrote: each argument it changed, by position, with its new value."""
+    mine, theirs = call.values, seed.values
+    return tuple((i, repr(v)) for i, v in enumerate(mine) if i >= len(theirs) or repr(v) != repr(theirs[i]))
 
 
 def ghosts(

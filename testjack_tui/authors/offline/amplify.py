@@ -10,6 +10,8 @@ as usual.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from testjack_tui.authors.offline.calls import CallArgs
 from testjack_tui.authors.offline.features import added
 from testjack_tui.authors.offline.probe import Outcome, diverges
@@ -86,22 +88,35 @@ def sensitive(
     ``select`` keeps results that look new; this keeps inputs whose difference matters, which
     a predicate (two possible answers) needs most.
     """
-    answers = {c.key: o for c, o in seeds}
     kept: set[frozenset[str]] = set()
     chosen: list[tuple[CallArgs, Outcome, frozenset[str]]] = []
-    for call, out in sorted(mutated, key=lambda co: (co[0].size, co[0].key)):
+    for call, out, seed in _changing(seeds, mutated, parent, prompt, taken):
         if len(chosen) >= cap:
             break
-        seed = parent.get(call.key)
-        before = answers.get(seed.key) if seed is not None else None
-        if (call.key in taken or before is None or before.status not in ("ok", "raise")
-                or not usable(out, prompt) or diverges(before, out) is not True):
-            continue
         new = added(call, seed)
         if new and new not in kept:
             kept.add(new)
             chosen.append((call, out, new))
     return chosen
+
+
+def _changing(
+    seeds: list[tuple[CallArgs, Outcome]],
+    mutated: list[tuple[CallArgs, Outcome]],
+    parent: dict[str, CallArgs],
+    prompt: str,
+    taken: set[str],
+) -> Iterator[tuple[CallArgs, Outcome, CallArgs]]:
+    """The mutated calls not yet taken on which the reference answers, usably, otherwise than on
+    the seed each was mutated from, smallest first, each with that seed."""
+    answers = {c.key: o for c, o in seeds}
+    for call, out in sorted(mutated, key=lambda co: (co[0].size, co[0].key)):
+        seed = parent.get(call.key)
+        before = answers.get(seed.key) if seed is not None else None
+        if (call.key in taken or before is None or before.status not in ("ok", "raise")
+                or not usable(out, prompt) or diverges(before, out) is not True):
+            continue
+        yield call, out, seed
 
 
 def spread(
@@ -120,14 +135,8 @@ def spread(
     not (a number moved by one, an item dropped), and the smallest of them all tend to come from
     one short seed. Taking them seed by seed spreads the witnesses over the cases T0 states.
     """
-    answers = {c.key: o for c, o in seeds}
     queues: dict[str, list[tuple[CallArgs, Outcome]]] = {}
-    for call, out in sorted(mutated, key=lambda co: (co[0].size, co[0].key)):
-        seed = parent.get(call.key)
-        before = answers.get(seed.key) if seed is not None else None
-        if (call.key in taken or before is None or before.status not in ("ok", "raise")
-                or not usable(out, prompt) or diverges(before, out) is not True):
-            continue
+    for call, out, seed in _changing(seeds, mutated, parent, prompt, taken):
         queues.setdefault(seed.key, []).append((call, out))
     chosen: list[tuple[CallArgs, Outcome]] = []
     # the same literal written into the same argument of another seed (n -> 1 in every seed)

@@ -4,8 +4,10 @@ Task analysis has no trial to compare with, so the reference alone decides the e
 mutated calls are run in the reference world (one probe), and a few are kept per function, the
 ones whose results look least like what T0 already checks (a new exception, an empty result, a
 different size or sign), smallest first. A predicate, whose both answers T0 already shows, gets
-its smallest new input for each answer instead. The engine then certifies each on the reference
-as usual.
+its smallest new input for each answer instead. Then a few more: mutations whose answer differs
+from their seed's (``sensitive``, one per input feature added; ``spread``, seed by seed), and
+mutations that reach reference code T0 never runs (``ghosts``). The engine then certifies each on
+the reference as usual.
 """
 
 from __future__ import annotations
@@ -168,9 +170,9 @@ def ghosts(
     taken: set[str],
     cap: int = GHOST_CAP,
 ) -> list[tuple[CallArgs, Outcome]]:
-    """Up to ``cap`` mutated calls on which the reference runs code that none of P's and T0's calls
-    run (a ghost branch: an arc of its code paths no stated input takes), smallest first, each
-    reaching an arc the ones before it did not.
+    """Up to ``cap`` mutated calls on which the reference runs code that none of T0's calls run
+    (a ghost branch: an arc of its code paths no T0 input takes), smallest first, each reaching
+    an arc the ones before it did not.
 
     The reference's author wrote that code for a case T0 never checks, which is where a trial that
     passes T0 is free to do otherwise. Calls whose paths are unknown (not traced, or too long to

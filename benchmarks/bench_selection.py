@@ -80,17 +80,10 @@ def measure_task(problem: dict[str, Any], samples: list[dict[str, Any]]) -> dict
     mut_out = list(zip(calls, reference[len(seeds):]))
     at = {c.key: len(seeds) + i for i, c in enumerate(calls)}
 
-    chosen = amplify.select(seed_out, mut_out, prompt)
-    taken = {c.key for c, _ in chosen}
-    picked = [c for c, _ in chosen]
-    for call, _, _ in amplify.sensitive(seed_out, mut_out, parent, prompt, taken):
-        picked.append(call)
-        taken.add(call.key)
-    before = list(picked)
-    picked += [c for c, _ in amplify.spread(seed_out, mut_out, parent, prompt, taken)]
+    kept = amplify.picks(seed_out, mut_out, parent, prompt, set())  # paths are not traced here
     rules = {
-        "select + sensitive": [at[c.key] for c in before],
-        "+ spread": [at[c.key] for c in picked],
+        "select + sensitive": [at[p.call.key] for p in kept if p.rule in ("select", "sensitive")],
+        "+ spread": [at[p.call.key] for p in kept if p.rule in ("select", "sensitive", "spread")],
         "every mutation": [at[c.key] for c, o in mut_out if amplify.usable(o, prompt)],
     }
     outcomes = {s["id"]: _probe(s["solution"], cases) for s in samples}

@@ -13,6 +13,7 @@ the reference as usual.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from testjack_tui.authors.offline.calls import CallArgs
 from testjack_tui.authors.offline.features import added
@@ -22,6 +23,38 @@ CAP_PER_FUNCTION = 3
 SENSITIVE_CAP = 6  # per function, mutations kept for the feature they add (see ``sensitive``)
 SPREAD_CAP = 6  # per function, mutations kept for changing their seed's answer (see ``spread``)
 GHOST_CAP = 3  # per function, mutations kept for reaching code T0 never runs (see ``ghosts``)
+
+
+@dataclass(frozen=True)
+class Pick:
+    """One amplified input task analysis keeps, and the rule that kept it."""
+
+    call: CallArgs
+    outcome: Outcome
+    rule: str  # select | sensitive | spread | ghost
+    adds: frozenset[str] = frozenset()  # sensitive: the input features the mutation added
+
+
+def picks(
+    seeds: list[tuple[CallArgs, Outcome]],
+    mutated: list[tuple[CallArgs, Outcome]],
+    parent: dict[str, CallArgs],
+    prompt: str,
+    stated_paths: set[str],
+    cap: int = CAP_PER_FUNCTION,
+) -> list[Pick]:
+    """Every input one function keeps, rule by rule, none twice: ``select`` (up to ``cap``), then
+    ``sensitive``, ``spread`` and ``ghosts``, each passing over what the ones before it took."""
+    out = [Pick(c, o, "select") for c, o in select(seeds, mutated, prompt, cap=cap)]
+    taken = {p.call.key for p in out}
+    for call, res, new in sensitive(seeds, mutated, parent, prompt, taken):
+        out.append(Pick(call, res, "sensitive", new))
+        taken.add(call.key)
+    for call, res in spread(seeds, mutated, parent, prompt, taken):
+        out.append(Pick(call, res, "spread"))
+        taken.add(call.key)
+    out += [Pick(call, res, "ghost") for call, res in ghosts(mutated, stated_paths, prompt, taken)]
+    return out
 
 
 def signature(outcome: Outcome) -> tuple:
@@ -137,9 +170,9 @@ def spread(
     not (a number moved by one, an item dropped), and the smallest of them all tend to come from
     one short seed. Taking them seed by seed spreads the witnesses over the cases T0 states.
     """
-    queues: dict[str, list[tuple[CallArgs, Outcome]]] = {}
+    queues: dict[str, list[tuple[CallArgs, Outcome, CallArgs]]] = {}
     for call, out, seed in _changing(seeds, mutated, parent, prompt, taken):
-        queues.setdefault(seed.key, []).append((call, out))
+        queues.setdefault(seed.key, []).append((call, out, seed))
     chosen: list[tuple[CallArgs, Outcome]] = []
     # the same literal written into the same argument of another seed (n -> 1 in every seed)
     # mostly fails the same trials again: once is enough
@@ -148,8 +181,8 @@ def spread(
     while len(chosen) < cap and any(len(q) > turn for q in queues.values()):
         for queue in queues.values():
             if len(queue) > turn and len(chosen) < cap:
-                call, out = queue[turn]
-                change = _written(call, parent[call.key])
+                call, out, seed = queue[turn]
+                change = _written(call, seed)
                 if change not in written:
                     written.add(change)
                     chosen.append((call, out))

@@ -163,24 +163,10 @@ class OfflineAuthor:
                          if k in frontier[target.name] and not _on_purpose(r, stated_paths)]
             mut_out = [(c, r) for k, (c, r) in enumerate(mut_out)
                        if k not in frontier[target.name] or _on_purpose(r, stated_paths)]
-            chosen = amplify.select(seed_out, mut_out, view.prompt, cap=self.per_function)
-            taken = {c.key for c, _ in chosen}
+            kept = amplify.picks(seed_out, mut_out, parent, view.prompt, stated_paths, cap=self.per_function)
+            taken = {p.call.key for p in kept}
             # (call, result, why, patience) per pick
-            picks = [(c, r, "The input is one of T0's inputs with one literal changed.", None)
-                     for c, r in chosen]
-            for call, res, new in amplify.sensitive(seed_out, mut_out, parent, view.prompt, taken):
-                picks.append((call, res, f"The input is one of T0's inputs with one literal changed, "
-                              f"adding {', '.join(sorted(new))} (argument position: feature); the "
-                              "reference's answer changes with it.", None))
-                taken.add(call.key)
-            for call, res in amplify.spread(seed_out, mut_out, parent, view.prompt, taken):
-                picks.append((call, res, "The input is one of T0's inputs with one literal changed; the "
-                              "reference's answer changes with it.", None))
-                taken.add(call.key)
-            for call, res in amplify.ghosts(mut_out, stated_paths, view.prompt, taken):
-                picks.append((call, res, "The input is one of T0's inputs with one literal changed; on it "
-                              "the reference runs code that none of T0's inputs run.", None))
-                taken.add(call.key)
+            picks = [(p.call, p.outcome, _why(p), None) for p in kept]
             stress = stress_inputs(seeds, mut_out, taken)
             # a size-scaled input also states the reference's result: a trial that stops there
             # (a RecursionError) or answers otherwise gives a wrong answer, which the timing
@@ -480,6 +466,21 @@ def _answers_spec(target: Target, access: Access, call: CallArgs, ref: Outcome, 
                 "An empty input where P and T0 pass only non-empty ones, which the reference answers "
                 "by the paths of its other inputs: its value there is an accident, but an exception "
                 "is no answer.", patience=WITNESS_DEADLINE_S, shape=ref.shape, answers_only=True)
+
+
+_CHANGED = "The input is one of T0's inputs with one literal changed"
+
+
+def _why(pick: amplify.Pick) -> str:
+    """What a witness on an amplified input says about how its input was chosen."""
+    if pick.rule == "sensitive":
+        return (f"{_CHANGED}, adding {', '.join(sorted(pick.adds))} (argument position: feature); the "
+                "reference's answer changes with it.")
+    if pick.rule == "spread":
+        return f"{_CHANGED}; the reference's answer changes with it."
+    if pick.rule == "ghost":
+        return f"{_CHANGED}; on it the reference runs code that none of T0's inputs run."
+    return f"{_CHANGED}."
 
 
 def _emptied(accidents: list[tuple[CallArgs, Outcome]], floors: dict[int, int]) -> tuple[CallArgs, Outcome] | None:

@@ -57,9 +57,9 @@ def test_a_timing_witness_fails_only_for_want_of_time(tmp_path):
     assert "TimeoutError: no result within 1 s" in outcomes["never"][1]
 
 
-def _run_on_each_solution(tmp_path, code):
+def _run_on_each_solution(tmp_path, code, solutions=SOLUTIONS):
     outcomes = {}
-    for name, solution in SOLUTIONS.items():
+    for name, solution in solutions.items():
         world = tmp_path / name
         world.mkdir(exist_ok=True)
         (world / "solution.py").write_text(solution)
@@ -76,9 +76,20 @@ def test_a_result_witness_on_a_size_scaled_input_judges_every_answer_but_not_slo
     code = render(spec)
     assert "returns 6000 whenever it answers within 1 s" in code
     outcomes = _run_on_each_solution(tmp_path, code)
-    # a wrong value and a RecursionError are wrong answers; never answering is the timing witness's
+    # a wrong value and a RecursionError are wrong answers; never answering is slowness: a skip
     assert {k: rc for k, (rc, _) in outcomes.items()} == {"fast": 0, "wrong": 1, "deep": 1, "never": 0}
     assert "RecursionError" in outcomes["deep"][1]
+    assert "1 skipped" in outcomes["never"][1] and "1 passed" in outcomes["fast"][1]
+
+
+def test_a_patient_witness_that_must_raise_is_skipped_where_no_answer_comes(tmp_path):
+    spec = Spec("f", Access(("from solution import f",), "f"), "3000", None, "ValueError", "amplified",
+                "", patience=1.0)
+    solutions = {"raises": "def f(n):\n    raise ValueError(n)\n", "returns": "def f(n):\n    return n\n",
+                 "never": SOLUTIONS["never"]}
+    outcomes = {k: out for k, (_, out) in _run_on_each_solution(tmp_path, render(spec), solutions).items()}
+    assert "1 passed" in outcomes["raises"] and "1 failed" in outcomes["returns"]
+    assert "1 skipped" in outcomes["never"]
 
 
 def _witness(wid: str, code: str, kind=RequirementKind.EXPLICIT, slow_only=False) -> Witness:

@@ -124,7 +124,7 @@ def test_a_constructor_is_compared_by_the_object_it_builds(audited):
     assert refuting
     code = refuting[0].code
     # the property the reference changes, and the attributes P names, read on the built object
-    assert "obj = Span(" in code and "assert obj.length ==" in code and "assert obj.start ==" in code
+    assert "obj = _answer(5, lambda: Span(" in code and "assert obj.length ==" in code and "assert obj.start ==" in code
 
 
 def test_a_private_helper_refutes_only_through_public_code(audited):

@@ -40,7 +40,9 @@ from testjack_tui.domain.grounding import admits
 from testjack_tui.domain.timing import states_time_bound
 from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Requirement, RequirementKind
 
-WITNESS_DEADLINE_S = 5.0  # what a timeout witness allows: the reference answered in 1/20 s or less
+# what a timing witness allows, and how long a result witness on an input of the author's own
+# waits for an answer (no answer there is slowness, not a wrong one): the reference answered in 1/20 s or less
+WITNESS_DEADLINE_S = 5.0
 STRESS_POOL = 8  # of task analysis's mutated inputs, how many of the largest are probed for a stress witness
 _IMPORT_FAILURES = ("ModuleNotFoundError", "ImportError", "AttributeError: module", "cannot import name")
 
@@ -165,8 +167,7 @@ class OfflineAuthor:
                        if k not in frontier[target.name] or _on_purpose(r, stated_paths)]
             kept = amplify.picks(seed_out, mut_out, parent, view.prompt, stated_paths, cap=self.per_function)
             taken = {p.call.key for p in kept}
-            # (call, result, why, patience) per pick
-            picks = [(p.call, p.outcome, _why(p), None) for p in kept]
+            picks = [(p.call, p.outcome, _why(p)) for p in kept]  # (call, result, why) per pick
             stress = stress_inputs(seeds, mut_out, taken)
             # a size-scaled input also states the reference's result: a trial that stops there
             # (a RecursionError) or answers otherwise gives a wrong answer, which the timing
@@ -174,14 +175,14 @@ class OfflineAuthor:
             sized = sized_input(seeds, mut_out, taken)
             if sized is not None and amplify.usable(sized[1], view.prompt):
                 picks.append((*sized, "The input is one of T0's inputs scaled up in size: the "
-                              "reference's result there.", WITNESS_DEADLINE_S))
+                              "reference's result there."))
             ties = on_boundary(ctx, [(target.name, access.expr, c) for c, *_ in picks], imports)
-            for k, (call, res, why, patience) in enumerate(picks):
+            for k, (call, res, why) in enumerate(picks):
                 if k in ties:
                     continue
                 spec = Spec(target.name, access, call.source(), res.repr if res.returned else None,
                             res.type_name if res.raised else None, "amplified", why,
-                            patience=patience, shape=res.shape)
+                            patience=WITNESS_DEADLINE_S, shape=res.shape)
                 kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
                 out.append(self._candidate(spec, target, kind))
             emptied = _emptied(accidents, floors_of[target.name])
@@ -347,7 +348,8 @@ class OfflineAuthor:
                         deadline=WITNESS_DEADLINE_S, shape=ref.shape)
         else:
             spec = Spec(target.name, access, call.source(), expected, raises, "probe",
-                        "The trial gives a different result for this input.", shape=ref.shape)
+                        "The trial gives a different result for this input.", patience=WITNESS_DEADLINE_S,
+                        shape=ref.shape)
         # P's own words decide a timing witness where P asks for speed: the limit is stated
         explicit = view.stated(target.name, call) or (spec.deadline is not None and states_time_bound(view.prompt))
         kind = RequirementKind.EXPLICIT if explicit else RequirementKind.IMPLICIT

@@ -34,7 +34,9 @@ import re
 from dataclasses import dataclass, field
 
 from testjack_tui.app.checklist_calls import added_code, calls_in, code_spans, quoted_strings, strings_in
+from testjack_tui.audit.verdicts import fails_on
 from testjack_tui.domain.stated import sentences
+from testjack_tui.domain.timing import is_patient_witness
 from testjack_tui.model import Constraint, Requirement, Task, Witness
 
 # Sentences about the people or the history, not a requirement (unless they quote code).
@@ -65,7 +67,7 @@ class ChecklistRow:
     t0_why: str = ""
     trial: str = "—"  # short: "✓ passes", "✗ refuted", "✗ fails (ambiguous)", "not run", "—"
     trial_detail: str = "no witness tests it"  # the same in words, naming the witnesses
-    trial_state: str = "none"  # "pass", "fail", "fail-no-refute", "not-run", "none"
+    trial_state: str = "none"  # "pass", "fail", "fail-no-refute", "slow", "not-run", "none"
     covered: bool | None = None  # the author's checklist: T0 makes this exact call
 
 
@@ -233,18 +235,24 @@ def build_checklist(
     t0_calls, t0_strings = calls_in(t0_code), strings_in(t0_code)
     by_id = {w.id: w for w in witnesses}
     for row in rows:
-        _judge_t0(row, t0_calls, t0_strings, results, passing)
+        _judge_t0(row, t0_calls, t0_strings, results, passing, by_id)
         _judge_trial(row, by_id, results, trial_id, refuting)
     return rows
 
 
+def _fails(w: Witness | None, outcome: str | None) -> bool:
+    """Whether ``outcome`` counts against the trial, as the verdicts count it (a patient witness's
+    skip is no answer in time: slowness, not a failure)."""
+    return outcome not in (None, "pass") if w is None else fails_on(w, outcome)
+
+
 def _judge_t0(row: ChecklistRow, t0_calls: set[str], t0_strings: set[str],
-              results: dict[str, dict[str, str]], passing: list[str]) -> None:
+              results: dict[str, dict[str, str]], passing: list[str], witnesses: dict[str, Witness]) -> None:
     called = sorted(row.calls & t0_calls)
     used = [repr(lit) for lit in sorted(row.literals) if lit and lit in t0_strings]
     exercised = bool(called or used) or bool(row.covered)
     broken = sorted({t for wid in row.witnesses for t, outcome in results.get(wid, {}).items()
-                     if t in passing and outcome not in ("pass", "")})
+                     if t in passing and outcome and _fails(witnesses.get(wid), outcome)})
     if exercised and broken:
         row.t0, row.t0_why = "partly", f"{_uses(called, used)}; still, {_breakers(broken)}"
     elif exercised:
@@ -263,7 +271,9 @@ def _judge_trial(row: ChecklistRow, witnesses: dict[str, Witness], results: dict
         row.trial, row.trial_detail, row.trial_state = "—", "no witness tests it", "none"
         return
     outcomes = {wid: results.get(wid, {}).get(trial_id) for wid in row.witnesses}
-    failing = [wid for wid, o in outcomes.items() if o not in (None, "pass")]
+    failing = [wid for wid, o in outcomes.items() if o is not None and _fails(witnesses.get(wid), o)]
+    slow = [wid for wid, o in outcomes.items() if o == "skip" and wid in witnesses
+            and is_patient_witness(witnesses[wid].code)]
     if failing:
         refutes = [wid for wid in failing if wid in refuting]
         if refutes:
@@ -273,6 +283,9 @@ def _judge_trial(row: ChecklistRow, witnesses: dict[str, Witness], results: dict
             why = _why_not(witnesses.get(failing[0]))
             row.trial, row.trial_state = f"✗ fails ({why})", "fail-no-refute"
             row.trial_detail = f"fails {failing[0]}, which refutes nothing: {why}"
+    elif slow:
+        row.trial, row.trial_state = "… slow", "slow"
+        row.trial_detail = f"gives no answer in time on {', '.join(slow)}: a slow finding, not a refutation"
     elif all(o is None for o in outcomes.values()):
         row.trial, row.trial_detail, row.trial_state = "not run", "its witnesses never ran on this trial", "not-run"
     else:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from store import NotFound, Store
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.audit.validation import Validator, witness_id
-from testjack_tui.audit.verdicts import passing_trials, recompute_task
+from testjack_tui.audit.verdicts import fails_on, passing_trials, recompute_task
 from testjack_tui.authors.base import AuthorContext, Candidate, NoneAuthor
 from testjack_tui.model import AuthorKind, Origin, RequirementKind, Witness, WitnessStatus
 
@@ -76,8 +76,8 @@ def run_manual_on(store: Store, run_id: str, trial_id: str, code: str, share: bo
     recompute_task(store, task)
     results = store.witness_results(w.id)
     outcomes = {t.id: str(results[t.id].outcome) for t in trials if t.id in results}
-    fails = sorted(k for k, v in outcomes.items() if v != "pass")
     w = store.get_witness(w.id)
+    fails = sorted(k for k, v in outcomes.items() if fails_on(w, v))  # as rho counts them
     if share:
         message = f"{w.id} ran on {len(outcomes)} passing trial(s); it fails on {len(fails)}: {', '.join(fails) or 'none'}"
     else:

@@ -109,3 +109,16 @@ def test_rows_their_witnesses_t0_and_this_trial():
     upper = by["parse_duration('1D') returns 86400, as the reference does"]
     assert (upper.t0, upper.trial, upper.trial_state) == ("no", "✗ fails (ambiguous)", "fail-no-refute")
     assert by["Please add `parse_duration(text)` that returns seconds."].t0 == "?"
+
+
+def test_a_trial_that_gives_a_patient_witness_no_answer_is_slow_not_failing():
+    patient = witness("w-big", "parse_duration('9' * 90) returns 9999 whenever it answers within 5 s, as the "
+                      "reference does", "parse_duration('9' * 90) == 9999", RequirementKind.IMPLICIT)
+    patient.code = patient.code.replace("timeparse.parse_duration('9' * 90)",
+                                        "_answer(5, lambda: timeparse.parse_duration('9' * 90))")
+    results = {"w-big": {"reference": "pass", "t1": "skip", "t2": "pass"}}
+    rows = build_checklist(task(), [], [patient], results, "t1", ["t1", "t2"], refuting=[])
+    row = next(r for r in rows if "w-big" in r.witnesses)
+    assert (row.trial, row.trial_state) == ("… slow", "slow")
+    assert "no answer in time on w-big" in row.trial_detail
+    assert row.t0 != "no"  # no answer is no gap in T0: nothing fails

@@ -22,7 +22,7 @@ from testjack_tui.app.messages import StoreChanged
 from testjack_tui.app.widgets.domain import shorten
 from testjack_tui.app.widgets.verdict import HELP_BINDINGS, add_keyed, theme_text, verdict_text
 from testjack_tui.app.workers import load
-from testjack_tui.model import Grounding, Outcome, RequirementKind, Ruling, Witness, WitnessStatus
+from testjack_tui.model import Grounding, RequirementKind, Ruling, Witness, WitnessStatus
 
 
 @dataclass
@@ -42,7 +42,7 @@ class RulingsData:
 
 
 def read_rulings(store: Store, run_id: str) -> RulingsData:
-    from testjack_tui.audit.verdicts import passing_trials
+    from testjack_tui.audit.verdicts import fails_on, passing_trials
 
     results = store.witness_results_for_run(run_id)
     passing = {t.id for t in passing_trials(store.list_trial_objects(run_id))}
@@ -53,7 +53,7 @@ def read_rulings(store: Store, run_id: str) -> RulingsData:
             continue
         res = results.get(w.id, {})
         trials = {k: v for k, v in res.items() if k in passing}
-        fails = sorted(k for k, v in trials.items() if v != Outcome.PASS)
+        fails = sorted(k for k, v in trials.items() if fails_on(w, v))  # as rho counts them
         queue.append(QueueItem(w, res.get("reference", "—"), fails, len(trials) - len(fails), live.get(w.id)))
     history = store.list_rulings(run_id)
     constraints: dict[str, str] = {}

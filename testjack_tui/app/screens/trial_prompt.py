@@ -59,7 +59,8 @@ class PromptTab:
         return theme_text(self.app, T0_MARKS.get(t0, t0), style, bold=t0 in ("no", "partly"))
 
     def _trial_mark(self, r: ChecklistRow) -> Text:
-        style = {"pass": "text-success", "fail": "error", "fail-no-refute": "warning"}.get(r.trial_state, "text-muted")
+        style = {"pass": "text-success", "fail": "error", "fail-no-refute": "warning",
+                 "slow": "warning"}.get(r.trial_state, "text-muted")
         return theme_text(self.app, r.trial, style, bold=r.trial_state == "fail")
 
     def _show_checklist_row(self, key: str) -> None:

@@ -20,7 +20,8 @@ from testjack_tui.app.screens.trial_data import TrialData
 from testjack_tui.app.widgets.domain import grounding_line, grounding_text
 from testjack_tui.app.widgets.verdict import theme_text, verdict_text
 from testjack_tui.app.workers import load
-from testjack_tui.model import WitnessResult
+from testjack_tui.audit.verdicts import fails_on
+from testjack_tui.model import Witness, WitnessResult
 
 # The matrix's columns (a rerun updates its row's cells by these keys), and the outcome table's below it.
 MATRIX_COLUMNS = ("witness", "class", "ρ", "ref", "null", "this trial", "others", "domain", "requirement")
@@ -61,11 +62,11 @@ class WitnessMatrix:
     reruns: dict[str, dict[str, Rerun]]  # witness id -> world -> its rerun of this session
     outcome_rows: list[str]
 
-    def _failing_others(self, wid: str) -> tuple[int, int]:
+    def _failing_others(self, w: Witness) -> tuple[int, int]:
         """(trials failing, trials run) among the task's passing trials other than this one."""
         assert self.data is not None
-        results = self.data.results.get(wid, {})
-        reruns = self.reruns.get(wid, {})
+        results = self.data.results.get(w.id, {})
+        reruns = self.reruns.get(w.id, {})
         seen = fails = 0
         for t in self.data.passing:
             if t == self.trial_id:
@@ -74,7 +75,7 @@ class WitnessMatrix:
             if outcome is None:
                 continue
             seen += 1
-            fails += outcome != "pass"
+            fails += fails_on(w, outcome)  # as rho counts them: a patient witness's skip is not a failure
         return fails, seen
 
     def _matrix_cells(self, w) -> list[Any]:
@@ -82,7 +83,7 @@ class WitnessMatrix:
         res = self.data.results.get(w.id, {})
         reruns = self.reruns.get(w.id, {})
         cls = str(w.classification) if w.classification else "?"
-        fails, seen = self._failing_others(w.id)
+        fails, seen = self._failing_others(w)
         others = Text(f"{fails}/{seen} fail" if seen else "—", style="bold" if fails else "dim")
         grounding = str(w.grounding) if w.grounding is not None else ""
         return [

@@ -5,7 +5,8 @@ For every task of a codet-dev half: T0's calls are mutated as the offline author
 out), every mutation runs in one probe on the reference and in one probe on each of the first K
 base-passing samples, and each selection rule of ``amplify`` picks its witnesses from the
 reference's results alone. Per rule and half it prints how many wrong-answer false passes
-(HumanEval+ labels) differ from the reference on a picked input, and how many samples HumanEval+
+(HumanEval+ labels) answer otherwise than the reference on a picked input (giving no answer in
+time is slowness, not a different answer), and how many samples HumanEval+
 passes do too (an upper bound on false refutations: the pipeline's domain model, tie check, A.2
 and certification remove most of them).
 
@@ -87,7 +88,9 @@ def measure_task(problem: dict[str, Any], samples: list[dict[str, Any]]) -> dict
         "every mutation": [at[c.key] for c, o in mut_out if amplify.usable(o, prompt)],
     }
     outcomes = {s["id"]: _probe(s["solution"], cases) for s in samples}
-    return {rule: {sid: any(diverges(reference[i], out[i]) is True for i in picks)
+    # a sample that gives no answer in time is slow there, not different: the audit's result
+    # witnesses skip it (witnesses.Spec.patience)
+    return {rule: {sid: any(out[i].status != "timeout" and diverges(reference[i], out[i]) is True for i in picks)
                    for sid, out in outcomes.items()} for rule, picks in rules.items()}
 
 

@@ -31,7 +31,8 @@ def is_timing_witness(code: str) -> bool:
 
 
 def is_patient_witness(code: str) -> bool:
-    """A result witness on a size-scaled input: a trial that gives no answer in time passes it, so
-    only a failed assertion counts against the trial, never a run that ran out of time or broke
-    off (a loop inside a C function holds off the witness's own alarm until the run's limit)."""
+    """A result witness on an input of the offline author's own: a trial that gives no answer in
+    time skips it (slowness), so only a failed assertion counts against the trial, never a skip nor
+    a run that ran out of time or broke off (a loop inside a C function holds off the witness's own
+    alarm until the run's limit)."""
     return PATIENT_MARK in code and TIMING_MARK not in code

@@ -1,13 +1,16 @@
 """What the authors' tests share: a scripted endpoint on loopback, a store holding the mini run,
-and a git diff of one file for the runs they build."""
+a git diff of one file for the runs they build, and an offline audit of a HumanEval-style run."""
 
 import difflib
+import json
 from pathlib import Path
 
 import pytest
 
 from scripted_server import ScriptedServer
 from store import Store
+from testjack_tui.audit import Audit
+from testjack_tui.audit.engine import AuditOptions
 from testjack_tui.formats.importing import import_path
 
 MINI = Path(__file__).resolve().parents[2] / "sample_runs" / "mini"
@@ -32,3 +35,15 @@ def diff(path: str, before: str, after: str) -> str:
     lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
                                  "/dev/null" if not before else f"a/{path}", f"b/{path}")
     return f"diff --git a/{path} b/{path}\n" + "".join(lines)
+
+
+def audit_humaneval(folder: Path, problems: list[dict], samples: list[dict], mode: str) -> tuple[Store, str]:
+    """A HumanEval-style run of ``problems`` and ``samples`` written to ``folder``, imported and
+    audited there by the offline author in ``mode``: (its store, the run's id)."""
+    (folder / "problems.jsonl").write_text("".join(json.dumps(p) + "\n" for p in problems))
+    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in samples))
+    store = Store(folder / "testjack.db")
+    run_id = import_path(store, folder).run_id
+    options = AuditOptions(mode=mode, author="offline", workers=2, evidence=False)
+    assert Audit(store, run_id, options).execute() == "done"
+    return store, run_id

@@ -19,14 +19,10 @@ the defective sample fails has rho = 1/2 and refutes it):
   that raises on ``''`` gives no answer: task analysis's *answers* witness refutes it.
 """
 
-import json
 
 import pytest
 
-from store import Store
-from testjack_tui.audit import Audit
-from testjack_tui.audit.engine import AuditOptions
-from testjack_tui.formats.importing import import_path
+from tests.authors.conftest import audit_humaneval
 from testjack_tui.model import Verdict, WitnessStatus
 
 PROBLEMS = [
@@ -94,20 +90,9 @@ SAMPLES = [
 ]
 
 
-def _audited(folder, problems, samples, mode):
-    """A HumanEval-style run of ``problems`` and ``samples`` in ``folder``, audited in ``mode``."""
-    (folder / "problems.jsonl").write_text("".join(json.dumps(p) + "\n" for p in problems))
-    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in samples))
-    store = Store(folder / "testjack.db")
-    run_id = import_path(store, folder).run_id
-    options = AuditOptions(mode=mode, author="offline", workers=2, evidence=False)
-    assert Audit(store, run_id, options).execute() == "done"
-    return store, run_id
-
-
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory):
-    return _audited(tmp_path_factory.mktemp("edge"), [*PROBLEMS, TRIB], [*SAMPLES, *TRIB_SAMPLES], "per-trial")
+    return audit_humaneval(tmp_path_factory.mktemp("edge"), [*PROBLEMS, TRIB], [*SAMPLES, *TRIB_SAMPLES], "per-trial")
 
 
 def _validated(store, run_id, task):
@@ -191,7 +176,7 @@ def analysed(tmp_path_factory):
     ``prime_factors(1)`` is below every integer P and T0 pass, its empty result looks new next to
     T0's (so amplification would pick it), and the reference reaches it by the paths T0's calls take.
     """
-    return _audited(tmp_path_factory.mktemp("edge-light"), [*PROBLEMS[:2], FACTORS],
+    return audit_humaneval(tmp_path_factory.mktemp("edge-light"), [*PROBLEMS[:2], FACTORS],
                     [*SAMPLES[:4], *FACTOR_SAMPLES], "lightweight")
 
 
@@ -210,7 +195,7 @@ def test_task_analysis_keeps_the_frontier_rule(analysed):
 @pytest.fixture(scope="module")
 def stressed(tmp_path_factory):
     """Task analysis alone (no trial audited): its stress witness is all that can time the trials."""
-    return _audited(tmp_path_factory.mktemp("edge-stress"), [PROBLEMS[2]], SAMPLES[4:6], "task-analysis")
+    return audit_humaneval(tmp_path_factory.mktemp("edge-stress"), [PROBLEMS[2]], SAMPLES[4:6], "task-analysis")
 
 
 
@@ -231,7 +216,7 @@ def test_task_analysis_times_every_trial_on_a_size_scaled_input(stressed):
 @pytest.fixture(scope="module")
 def stressed_recursion(tmp_path_factory):
     """Task analysis alone on a task whose slow trial recurses exponentially, once per unit of n."""
-    return _audited(tmp_path_factory.mktemp("edge-stress-recursion"), [TRIB], TRIB_SAMPLES, "task-analysis")
+    return audit_humaneval(tmp_path_factory.mktemp("edge-stress-recursion"), [TRIB], TRIB_SAMPLES, "task-analysis")
 
 
 def test_a_stress_witness_within_the_recursion_limit_times_an_exponential_recursion(stressed_recursion):
@@ -280,7 +265,7 @@ UPPER_SAMPLES = [
 @pytest.fixture(scope="module")
 def emptied(tmp_path_factory):
     """Task analysis alone on a task whose T0 passes only non-empty strings."""
-    return _audited(tmp_path_factory.mktemp("edge-empty"), [UPPER], UPPER_SAMPLES, "task-analysis")
+    return audit_humaneval(tmp_path_factory.mktemp("edge-empty"), [UPPER], UPPER_SAMPLES, "task-analysis")
 
 
 def test_an_empty_input_answered_by_accident_asks_for_an_answer_not_for_the_reference_value(emptied):
@@ -296,7 +281,7 @@ def test_an_empty_input_answered_by_accident_asks_for_an_answer_not_for_the_refe
 
 
 def test_a_trial_audit_that_sees_a_crash_on_an_empty_input_writes_the_answers_witness(tmp_path):
-    store, run_id = _audited(tmp_path, [UPPER], UPPER_SAMPLES, "per-trial")
+    store, run_id = audit_humaneval(tmp_path, [UPPER], UPPER_SAMPLES, "per-trial")
     verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
     assert verdicts == {"up-ok": Verdict.SOUND, "up-other": Verdict.SOUND, "up-crash": Verdict.REFUTED}
     refuting = [w for w in _validated(store, run_id, "Edge/6")

@@ -13,14 +13,10 @@ Giving no answer is not shown to be a wrong answer: the witness skips there, the
 it counted, two trials of three would fail the witness and A.2 would call it ambiguous).
 """
 
-import json
 
 import pytest
 
-from store import Store
-from testjack_tui.audit import Audit
-from testjack_tui.audit.engine import AuditOptions
-from testjack_tui.formats.importing import import_path
+from tests.authors.conftest import audit_humaneval
 from testjack_tui.model import Verdict, WitnessStatus
 
 PROBLEM = {
@@ -44,14 +40,7 @@ SAMPLES = [
 
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("patience")
-    (folder / "problems.jsonl").write_text(json.dumps(PROBLEM) + "\n")
-    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in SAMPLES))
-    store = Store(folder / "testjack.db")
-    run_id = import_path(store, folder).run_id
-    options = AuditOptions(mode="lightweight", author="offline", workers=2, evidence=False)
-    assert Audit(store, run_id, options).execute() == "done"
-    return store, run_id
+    return audit_humaneval(tmp_path_factory.mktemp("patience"), [PROBLEM], SAMPLES, "lightweight")
 
 
 def _on_one(store, run_id):

@@ -7,15 +7,10 @@ real defect on inputs whose closest pair is not adjacent. Run once with the boun
 (the control: some probe input is a tie, and its witness refutes correct trials) and once on.
 """
 
-import json
 
-import pytest
 
 import testjack_tui.authors.offline.boundary as boundary
-from store import Store
-from testjack_tui.audit import Audit
-from testjack_tui.audit.engine import AuditOptions
-from testjack_tui.formats.importing import import_path
+from tests.authors.conftest import audit_humaneval
 from testjack_tui.model import Verdict
 
 PROBLEM = {'task_id': 'Tie/0', 'entry_point': 'closest', 'prompt': 'def closest(numbers: list) -> tuple:\n    """From a list of at least two numbers, return the two closest to each other, smaller first.\n    >>> closest([1.0, 2.0, 3.9, 5.0])\n    (1.0, 2.0)\n    """\n', 'canonical_solution': '    best = None\n    for i in range(len(numbers)):\n        for j in range(i + 1, len(numbers)):\n            a, b = sorted((numbers[i], numbers[j]))\n            if best is None or b - a < best[1] - best[0]:\n                best = (a, b)\n    return best\n', 'test': 'def check(candidate):\n    assert candidate([1.0, 2.0, 3.9, 5.0]) == (1.0, 2.0)\n    assert candidate([1.0, 5.0, 5.9, 3.0]) == (5.0, 5.9)\n    assert candidate([7.5, 1.25, 2.0]) == (1.25, 2.0)\n'}
@@ -29,12 +24,7 @@ SAMPLES = [
 
 
 def _audit(folder):
-    (folder / "problems.jsonl").write_text(json.dumps(PROBLEM) + "\n")
-    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in SAMPLES))
-    store = Store(folder / "testjack.db")
-    run_id = import_path(store, folder).run_id
-    options = AuditOptions(mode="per-trial", author="offline", workers=2, evidence=False)
-    assert Audit(store, run_id, options).execute() == "done"
+    store, run_id = audit_humaneval(folder, [PROBLEM], SAMPLES, "per-trial")
     return {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
 
 

@@ -10,6 +10,7 @@ from testjack_tui.authors.offline.inputs import (
     seed_floors,
     below_floor,
 )
+from testjack_tui.authors.offline.bounds import empty_input
 from testjack_tui.authors.offline.signatures import Param, Target, access_for, changed_functions
 
 CHUNK = Target("chunk", "listkit/chunk.py", (Param("items", "list[int]"), Param("size", "int")))
@@ -116,3 +117,14 @@ def test_an_empty_value_where_every_seed_is_filled_is_a_frontier():
     assert not below_floor(CallArgs(("abc", "b")), floors)
     # one seed with an empty value there: empties are in play
     assert not below_floor(CallArgs(("", "a")), seed_floors([*seeds, CallArgs(("", "x"))]))
+
+
+def test_an_empty_input_is_empty_as_a_whole_not_one_pattern_of_two():
+    seeds = [CallArgs(("", "x")), CallArgs(("xyxyx", "x")), CallArgs(("john doe", "john"))]
+    floors = seed_floors(seeds)  # the text may be empty, the pattern never is
+    assert below_floor(CallArgs(("nx", "")), floors)  # a frontier input all the same
+    assert not empty_input(CallArgs(("nx", "")), floors)  # an empty pattern in a text: how they relate
+    assert empty_input(CallArgs(("", "")), floors)
+    one = seed_floors([CallArgs(([1, 2, 3],)), CallArgs(([4],)), CallArgs(([5, 6],))])
+    assert empty_input(CallArgs(([],)), one) and empty_input(CallArgs(([], 3)), seed_floors(
+        [CallArgs(([1, 2], 1)), CallArgs(([4], 2)), CallArgs(([5, 6], 3))]))

@@ -26,7 +26,7 @@ from typing import Any
 from testjack_tui.authors.base import AuthorContext, Candidate
 from testjack_tui.authors.offline import amplify
 from testjack_tui.authors.offline.boundary import on_boundary
-from testjack_tui.authors.offline.bounds import Domain, below_floor, empties, seed_floors
+from testjack_tui.authors.offline.bounds import Domain, below_floor, empty_input, seed_floors
 from testjack_tui.authors.offline.calls import CallArgs, literal_ok, seed_number
 from testjack_tui.authors.offline.examples import Example
 from testjack_tui.authors.offline.inputs import plan_inputs
@@ -269,7 +269,7 @@ class OfflineAuthor:
             if not (diverges(ref, mine) and amplify.usable(ref, view.prompt)):
                 continue
             if i in frontier and not _on_purpose(ref, stated_paths.get(target.name, set())):
-                if ref.returned and mine.raised and empties(call, floors_of[target.name]):
+                if ref.returned and mine.raised and empty_input(call, floors_of[target.name]):
                     _keep_smallest(crashed, target.name, (call, ref, mine))  # no answer at all
                 continue
             found.setdefault(target.name, []).append((call, ref, mine))
@@ -486,8 +486,9 @@ def _why(pick: amplify.Pick) -> str:
 
 
 def _emptied(accidents: list[tuple[CallArgs, Outcome]], floors: dict[int, int]) -> tuple[CallArgs, Outcome] | None:
-    """Of the frontier inputs the reference answers by accident, the smallest that empties an
-    argument (a string or a collection) P and T0 always fill, where the reference returns a value.
+    """Of the frontier inputs the reference answers by accident, the smallest that is empty as a
+    whole (``bounds.empty_input``: every string and collection argument empty, one of them always
+    filled by P and T0), where the reference returns a value.
 
     Its value is no requirement (counting an empty pattern in an empty text: correct trials answer
     otherwise), but nothing in P rules the empty input out, and a trial that raises on it (``l[0]`` on ``[]``) gives
@@ -496,7 +497,7 @@ def _emptied(accidents: list[tuple[CallArgs, Outcome]], floors: dict[int, int]) 
     """
     for call, res in sorted(accidents, key=lambda cr: (cr[0].size, cr[0].key)):
         # (no pick of select or sensitive is among them: they choose from the non-frontier inputs)
-        if res.returned and res.repr is not None and empties(call, floors):
+        if res.returned and res.repr is not None and empty_input(call, floors):
             return call, res
     return None
 

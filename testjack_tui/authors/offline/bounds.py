@@ -189,3 +189,15 @@ def _flat(values: Iterable[Any]) -> list[Any]:
         else:
             out.append(v)
     return out
+
+
+def empty_input(call: "CallArgs", floors: dict[int, int]) -> bool:
+    """Whether ``call`` is an empty input where P and T0 only pass filled ones: every string and
+    collection argument empty, at least one of them always filled in P and T0.
+
+    Emptying one of two sequences and keeping the other (a pattern but not its text, one of two
+    strings to combine) asks how the two relate there, which P does not say: a correct trial may
+    well raise on an empty pattern. An input empty as a whole only asks for an answer.
+    """
+    sequences = [v for v in call.args if isinstance(v, (str, list, tuple))]
+    return empties(call, floors) and all(not v for v in sequences)

@@ -10,7 +10,7 @@ from testjack_tui.authors.offline.inputs import (
     seed_floors,
     below_floor,
 )
-from testjack_tui.authors.offline.bounds import empty_input
+from testjack_tui.authors.offline.bounds import empty_input, frontier_args
 from testjack_tui.authors.offline.signatures import Param, Target, access_for, changed_functions
 
 CHUNK = Target("chunk", "listkit/chunk.py", (Param("items", "list[int]"), Param("size", "int")))
@@ -128,3 +128,10 @@ def test_an_empty_input_is_empty_as_a_whole_not_one_pattern_of_two():
     one = seed_floors([CallArgs(([1, 2, 3],)), CallArgs(([4],)), CallArgs(([5, 6],))])
     assert empty_input(CallArgs(([],)), one) and empty_input(CallArgs(([], 3)), seed_floors(
         [CallArgs(([1, 2], 1)), CallArgs(([4], 2)), CallArgs(([5, 6], 3))]))
+
+
+def test_a_call_can_be_below_the_seeds_in_one_argument_or_in_several():
+    floors = seed_floors([CallArgs((8, 3)), CallArgs((9, 3)), CallArgs((16, 2))])
+    assert frontier_args(CallArgs((0, 3)), floors) == 1  # the reference's branch for 0 may speak for it
+    assert frontier_args(CallArgs((0, -1)), floors) == 2  # no one path speaks for both
+    assert frontier_args(CallArgs((8, 5)), floors) == 0

@@ -26,7 +26,7 @@ from typing import Any
 from testjack_tui.authors.base import AuthorContext, Candidate
 from testjack_tui.authors.offline import amplify
 from testjack_tui.authors.offline.boundary import on_boundary
-from testjack_tui.authors.offline.bounds import Domain, below_floor, empty_input, seed_floors
+from testjack_tui.authors.offline.bounds import Domain, below_floor, empty_input, frontier_args, seed_floors
 from testjack_tui.authors.offline.calls import CallArgs, literal_ok, seed_number
 from testjack_tui.authors.offline.examples import Example
 from testjack_tui.authors.offline.inputs import plan_inputs
@@ -268,7 +268,10 @@ class OfflineAuthor:
                 continue
             if not (diverges(ref, mine) and amplify.usable(ref, view.prompt)):
                 continue
-            if i in frontier and not _on_purpose(ref, stated_paths.get(target.name, set())):
+            # the reference's own path can speak for one argument below what P and T0 pass, not
+            # for two at once: change_base(0, -1) takes its branch for x == 0 before it reads the base
+            if i in frontier and (frontier_args(call, floors_of[target.name]) > 1
+                                  or not _on_purpose(ref, stated_paths.get(target.name, set()))):
                 if ref.returned and mine.raised and empty_input(call, floors_of[target.name]):
                     _keep_smallest(crashed, target.name, (call, ref, mine))  # no answer at all
                 continue

@@ -160,13 +160,21 @@ def below_floor(call: "CallArgs", floors: dict[int, int]) -> bool:
     purpose and nobody tests. The author tells them apart by the reference's own code paths (see
     ``author.py``).
     """
+    return frontier_args(call, floors) > 0
+
+
+def frontier_args(call: "CallArgs", floors: dict[int, int]) -> int:
+    """How many of ``call``'s arguments are below what P and T0 pass there (see ``below_floor``)."""
+    below = 0
     for i, v in enumerate(call.args):
         floor = floors.get(i)
-        if floor is None or floor == FILLED:
+        if floor is None:
             continue
-        if _plain_int(v) and v < floor:
-            return True
-    return empties(call, floors)
+        if floor == FILLED:
+            below += isinstance(v, (str, list, tuple)) and not v
+        elif _plain_int(v) and v < floor:
+            below += 1
+    return below
 
 
 def empties(call: "CallArgs", floors: dict[int, int]) -> bool:

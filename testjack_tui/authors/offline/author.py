@@ -269,7 +269,7 @@ class OfflineAuthor:
             if not (diverges(ref, mine) and amplify.usable(ref, view.prompt)):
                 continue
             # the reference's own path can speak for one argument below what P and T0 pass, not
-            # for two at once: change_base(0, -1) takes its branch for x == 0 before it reads the base
+            # for two at once: f(0, -1) may take a branch written for 0 before the -1 is ever read
             if i in frontier and (frontier_args(call, floors_of[target.name]) > 1
                                   or not _on_purpose(ref, stated_paths.get(target.name, set()))):
                 if ref.returned and mine.raised and empty_input(call, floors_of[target.name]):

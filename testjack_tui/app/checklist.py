@@ -34,9 +34,9 @@ import re
 from dataclasses import dataclass, field
 
 from testjack_tui.app.checklist_calls import added_code, calls_in, code_spans, quoted_strings, strings_in
-from testjack_tui.audit.verdicts import fails_on
+from testjack_tui.audit.verdicts import failing, fails_on
 from testjack_tui.domain.stated import sentences
-from testjack_tui.domain.timing import is_patient_witness
+from testjack_tui.domain.timing import no_answer_in_time
 from testjack_tui.model import Constraint, Requirement, Task, Witness
 
 # Sentences about the people or the history, not a requirement (unless they quote code).
@@ -243,7 +243,7 @@ def build_checklist(
 def _fails(w: Witness | None, outcome: str | None) -> bool:
     """Whether ``outcome`` counts against the trial, as the verdicts count it (a patient witness's
     skip is no answer in time: slowness, not a failure)."""
-    return outcome not in (None, "pass") if w is None else fails_on(w, outcome)
+    return failing(outcome) if w is None else fails_on(w, outcome)
 
 
 def _judge_t0(row: ChecklistRow, t0_calls: set[str], t0_strings: set[str],
@@ -272,8 +272,8 @@ def _judge_trial(row: ChecklistRow, witnesses: dict[str, Witness], results: dict
         return
     outcomes = {wid: results.get(wid, {}).get(trial_id) for wid in row.witnesses}
     failing = [wid for wid, o in outcomes.items() if o is not None and _fails(witnesses.get(wid), o)]
-    slow = [wid for wid, o in outcomes.items() if o == "skip" and wid in witnesses
-            and is_patient_witness(witnesses[wid].code)]
+    # (a timing witness's failure is in ``failing`` already: it may refute)
+    slow = [wid for wid, o in outcomes.items() if o and wid in witnesses and no_answer_in_time(witnesses[wid].code, o)]
     if failing:
         refutes = [wid for wid in failing if wid in refuting]
         if refutes:

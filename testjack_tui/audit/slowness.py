@@ -10,8 +10,8 @@ that is a slow finding too, and never a failure of the witness.
 from __future__ import annotations
 
 from store import Store
-from testjack_tui.domain.timing import is_patient_witness, is_timing_witness
-from testjack_tui.model import Evidence, EvidenceKind, Outcome, Task, Trial, WitnessStatus
+from testjack_tui.domain.timing import is_patient_witness, is_timing_witness, no_answer_in_time
+from testjack_tui.model import Evidence, EvidenceKind, Task, Trial, WitnessStatus
 
 
 def record_slow_findings(store: Store, run_id: str, task: Task, trials: list[Trial]) -> None:
@@ -22,16 +22,13 @@ def record_slow_findings(store: Store, run_id: str, task: Task, trials: list[Tri
     """
     shared = [w for w in store.list_witnesses(run_id, task.id, status=str(WitnessStatus.VALIDATED)) if not w.flaky]
     for w in shared:
-        if is_timing_witness(w.code):
-            slow_outcomes, what = (Outcome.FAIL, "timeout"), "timing witness"
-        elif is_patient_witness(w.code):
-            slow_outcomes, what = (Outcome.SKIP,), "result witness"
-        else:
+        if not (is_timing_witness(w.code) or is_patient_witness(w.code)):
             continue
+        what = "timing witness" if is_timing_witness(w.code) else "result witness"
         results = store.witness_results(w.id)
         for trial in trials:
             res = results.get(trial.id)
-            if res is None or str(res.outcome) not in slow_outcomes:
+            if res is None or not no_answer_in_time(w.code, str(res.outcome)):
                 continue
             have = store.list_evidence(run_id, trial.id)
             if any(e.kind == EvidenceKind.SLOW and w.id in e.detail for e in have):

@@ -36,3 +36,11 @@ def is_patient_witness(code: str) -> bool:
     a run that ran out of time or broke off (a loop inside a C function holds off the witness's own
     alarm until the run's limit)."""
     return PATIENT_MARK in code and TIMING_MARK not in code
+
+
+def no_answer_in_time(code: str, outcome: str) -> bool:
+    """Whether a witness's ``outcome`` on a trial says the trial gave no answer in time: a timing
+    witness's failure (it fails for want of time alone), or a patient witness's skip."""
+    if is_timing_witness(code):
+        return outcome in ("fail", "timeout")
+    return is_patient_witness(code) and outcome == "skip"

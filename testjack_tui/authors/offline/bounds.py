@@ -171,7 +171,7 @@ def frontier_args(call: "CallArgs", floors: dict[int, int]) -> int:
         if floor is None:
             continue
         if floor == FILLED:
-            below += isinstance(v, (str, list, tuple)) and not v
+            below += _empty_where_filled(v, floor)
         elif _plain_int(v) and v < floor:
             below += 1
     return below
@@ -179,8 +179,12 @@ def frontier_args(call: "CallArgs", floors: dict[int, int]) -> int:
 
 def empties(call: "CallArgs", floors: dict[int, int]) -> bool:
     """Whether ``call`` passes an empty string or collection where P and T0 only pass filled ones."""
-    return any(floors.get(i) == FILLED and isinstance(v, (str, list, tuple)) and not v
-               for i, v in enumerate(call.args))
+    return any(_empty_where_filled(v, floors.get(i)) for i, v in enumerate(call.args))
+
+
+def _empty_where_filled(value: Any, floor: int | None) -> bool:
+    """An empty string or collection where P and T0 only pass filled ones (``floor`` is FILLED)."""
+    return floor == FILLED and isinstance(value, (str, list, tuple)) and not value
 
 
 def _plain_int(value: Any) -> bool:

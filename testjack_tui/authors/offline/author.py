@@ -31,7 +31,7 @@ from testjack_tui.authors.offline.calls import CallArgs, literal_ok, seed_number
 from testjack_tui.authors.offline.examples import Example
 from testjack_tui.authors.offline.inputs import plan_inputs
 from testjack_tui.authors.offline.mutation import mutations
-from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, run_probe, slower
+from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, rounding_only, run_probe, slower
 from testjack_tui.authors.offline.signatures import Access, Target, callers_of, functions_in, module_access, shared_targets
 from testjack_tui.authors.offline.stress import larger, sized_input, stress_inputs
 from testjack_tui.authors.offline.task_view import TaskView, existing_calls, input_shape, witness_calls
@@ -268,6 +268,8 @@ class OfflineAuthor:
                 continue
             if not (diverges(ref, mine) and amplify.usable(ref, view.prompt)):
                 continue
+            if rounding_only(ref, mine):
+                continue  # a float's rounding of a huge integer, on a number only mutation made
             # the reference's own path can speak for one argument below what P and T0 pass, not
             # for two at once: f(0, -1) may take a branch written for 0 before the -1 is ever read
             if i in frontier and (frontier_args(call, floors_of[target.name]) > 1
@@ -288,8 +290,8 @@ class OfflineAuthor:
                 # slow finding of its own; it refutes only where P asks for speed (``bounded``)
                 target = next(t for t in targets if t.name == name)
                 timing.append(self._divergence_candidate(view, target, accesses[name], call, ref, mine))
-        shown = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=True)}
-        twins = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=False)}
+        shown = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=True, answers=True)}
+        twins = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=False, answers=True)}
         out: list[Candidate] = []
         for target in (t for t in targets if t.name in accesses):
             chosen = self._fewest(view, target.name, found.get(target.name, []), known, shown, twins)

@@ -440,6 +440,29 @@ def diverges(reference: Outcome, trial: Outcome) -> bool | None:
     return None if not ok_r else True
 
 
+FLOAT_EXACT = 2**53  # past this an integer computed through a float (``n * (n + 1) / 2``) is rounded
+
+
+def rounding_only(reference: Outcome, trial: Outcome) -> bool:
+    """Whether the answers differ only in integers past ``FLOAT_EXACT`` that round to the same float.
+
+    Such a trial computes the right formula through a float; whether P's numbers ever grow that
+    far is something P does not say, and HumanEval+'s inputs never do, so the offline author
+    writes no witness on it (a mutated input, not the task, made the number that large).
+    """
+    ok_r, a = reference.value()
+    ok_t, b = trial.value()
+    return ok_r and ok_t and _rounded_alike(a, b) and a != b
+
+
+def _rounded_alike(a: Any, b: Any) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_rounded_alike(x, y) for x, y in zip(a, b))
+    if type(a) is int and type(b) is int and a != b:
+        return min(abs(a), abs(b)) >= FLOAT_EXACT and float(a) == float(b)
+    return _close(a, b)
+
+
 def _shapes_diverge(reference: Outcome, trial: Outcome) -> bool | None:
     """``diverges`` where a result was materialised: compared as the witness compares it.
 

@@ -18,6 +18,7 @@ from testjack_tui.authors.offline.examples import Example, extract_examples, pro
 from testjack_tui.authors.offline.probe import REPR_KEY
 from testjack_tui.authors.offline.signatures import Access, Target, access_for, changed_functions, test_files
 from testjack_tui.authors.offline.witnesses import call_key, calls_in_witness
+from testjack_tui.domain.timing import is_timing_witness
 from testjack_tui.model import WitnessStatus
 
 
@@ -133,14 +134,19 @@ def existing_calls(ctx: AuthorContext) -> set[str]:
     return out
 
 
-def witness_calls(ctx: AuthorContext, name: str, refuting: bool | None = None) -> list[CallArgs]:
+def witness_calls(ctx: AuthorContext, name: str, refuting: bool | None = None,
+                  answers: bool = False) -> list[CallArgs]:
     """The literal calls of ``name`` that the task's validated witnesses make.
 
     ``refuting``: True for the witnesses that may refute, False for the others (ambiguous, not yet
     classified), None for all. Flaky witnesses never count: their failures say nothing.
+    ``answers``: only the witnesses that check what the call gives; a timing witness passes any
+    answer in time, an exception too, so it shows no divergence of the answer on its input.
     """
     out: list[CallArgs] = []
     for w in ctx.witnesses:
+        if answers and is_timing_witness(w.code):
+            continue
         if w.status == WitnessStatus.VALIDATED and not w.flaky and refuting in (None, w.refutes):
             out += calls_in_source(w.code, name.rsplit(".", 1)[-1])
     return out

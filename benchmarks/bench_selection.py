@@ -15,12 +15,13 @@ twenty, for one question only: which inputs task analysis should keep. The figur
 audit's (no per-trial audits, no stress or size witnesses, no P examples, no grounding on the
 task's stored domain model); ``bench_evalplus.py`` gives those.
 
-    .venv/bin/python benchmarks/bench_selection.py [--half even|odd|both] [--limit-per-task 20]
+    .venv/bin/python benchmarks/bench_selection.py [--half even|odd|both] [--limit-per-task 20] [--second-step 200]
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import re
 import subprocess
 import sys
@@ -59,23 +60,34 @@ def _params(prompt: str, entry: str) -> list[str]:
     return [p.split(":")[0].split("=")[0].strip() for p in text.split(",") if p.strip()]
 
 
-def measure_task(problem: dict[str, Any], samples: list[dict[str, Any]]) -> dict[str, Any]:
+def measure_task(problem: dict[str, Any], samples: list[dict[str, Any]], second_step: int = 0) -> dict[str, Any]:
     entry, prompt = problem["entry_point"], problem["prompt"]
     seeds = list({c.key: c for c in calls_in_source(problem["test"], entry, ["candidate"])}.values())
     names = _params(prompt, entry)
     domain = Domain.from_prompt(prompt, names)
     allowed, floors = domain.narrowed_by(seeds), seed_floors(seeds)
+
+    def admitted(m: CallArgs) -> bool:
+        return (all(literal_ok(v) and allowed.admits(v) for v in m.values) and domain.admits_call(m, names)
+                and not below_floor(m, floors))
+
     parent: dict[str, CallArgs] = {}
     mutated: dict[str, CallArgs] = {}
     for seed in seeds:
         for m in mutations(seed):
             if m.key in mutated or any(m.key == s.key for s in seeds):
                 continue
-            if (all(literal_ok(v) and allowed.admits(v) for v in m.values) and domain.admits_call(m, names)
-                    and not below_floor(m, floors)):
+            if admitted(m):
                 mutated[m.key], parent[m.key] = m, seed
     calls = sorted(mutated.values(), key=lambda c: (c.size, c.key))[:MAX_MUTATIONS]
-    cases = [("g", f"{entry}({c.source()})") for c in [*seeds, *calls]]
+    # mutations of mutations (EvalPlus mutates its pool over and over): a sample of them, the same
+    # one on every run, to ask whether a second step would reach more wrong answers
+    seen = {c.key for c in [*seeds, *calls]}
+    twice = sorted({m.key: m for c in calls for m in mutations(c) if m.key not in seen and m.size < 2000
+                    and admitted(m)}.values(), key=lambda c: c.key)
+    random.Random(problem["task_id"]).shuffle(twice)
+    twice = twice[:second_step]
+    cases = [("g", f"{entry}({c.source()})") for c in [*seeds, *calls, *twice]]
     reference = _probe(prompt + problem["canonical_solution"], cases)
     seed_out = list(zip(seeds, reference[: len(seeds)]))
     mut_out = list(zip(calls, reference[len(seeds):]))
@@ -87,6 +99,10 @@ def measure_task(problem: dict[str, Any], samples: list[dict[str, Any]]) -> dict
         "+ spread": [at[p.call.key] for p in kept if p.rule in ("select", "sensitive", "spread")],
         "every mutation": [at[c.key] for c, o in mut_out if amplify.usable(o, prompt)],
     }
+    if second_step:
+        first = len(seeds) + len(calls)
+        rules["+ two-step sample"] = rules["every mutation"] + [
+            first + i for i, o in enumerate(reference[first:]) if amplify.usable(o, prompt)]
     outcomes = {s["id"]: _probe(s["solution"], cases) for s in samples}
     # a sample that gives no answer in time is slow there, not different: the audit's result
     # witnesses skip it (witnesses.Spec.patience)
@@ -98,6 +114,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--half", default="both", choices=["even", "odd", "both"])
     ap.add_argument("--limit-per-task", type=int, default=20, metavar="K")
+    ap.add_argument("--second-step", type=int, default=0, metavar="N",
+                    help="also probe N mutations of mutations per task (a seeded sample) and print "
+                         "'+ two-step sample': every one-step mutation and those")
     ap.add_argument("--corpora-root", default=str(CORPORA_ROOT))
     args = ap.parse_args()
     corpus = Path(args.corpora_root) / "codet-dev"
@@ -111,7 +130,7 @@ def main() -> int:
                                    and labels[s["id"]].get("base_status") == "pass"][: args.limit_per_task]
                     for p in tasks}
         with ThreadPoolExecutor(2) as pool:
-            results = list(pool.map(lambda p: measure_task(p, per_task[p["task_id"]]), tasks))
+            results = list(pool.map(lambda p: measure_task(p, per_task[p["task_id"]], args.second_step), tasks))
         wrong = {sid for t in per_task.values() for s in t
                  if false_pass_kind(labels[sid := s["id"]]) == "wrong"}
         plus = {s["id"] for t in per_task.values() for s in t if labels[s["id"]].get("plus_status") == "pass"}

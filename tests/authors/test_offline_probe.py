@@ -113,7 +113,7 @@ def builtin(n):
 def test_counted_calls_report_the_python_lines_they_execute_up_to_the_cap(tmp_path):
     (tmp_path / "loops.py").write_text(LOOPS)
     cases = [("g", "loop(10)"), ("g", "loop(10)"), ("g", "loop(20)"), ("g", f"loop({LINE_CAP})"),
-             ("g", "builtin(10**6)")]
+             ("g", "builtin(10**5)")]
     script = probe_script(cases, {"g": ["from loops import *"]}, budget=60, count=frozenset({1, 2, 3, 4}))
     (tmp_path / "probe.py").write_text(script)
     done = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
@@ -124,7 +124,8 @@ def test_counted_calls_report_the_python_lines_they_execute_up_to_the_cap(tmp_pa
     assert out[2].lines - out[1].lines == 2 * 10
     # a loop over the cap (if it answered fast enough to be counted at all) is reported as over it
     assert out[3].lines in (None, LINE_CAP + 1)
-    # work done in C executes a line or two: only the time tells it
+    # work done in C executes a line or two: only the time tells it (10**5 items: a few ms, well
+    # under the time a call may take to be counted, also on a loaded machine)
     assert out[4].lines is not None and out[4].lines < 5
 
 

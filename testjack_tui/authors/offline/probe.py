@@ -447,8 +447,8 @@ def rounding_only(reference: Outcome, trial: Outcome) -> bool:
     """Whether the answers differ only in integers past ``FLOAT_EXACT`` that round to the same float.
 
     Such a trial computes the right formula through a float; whether P's numbers ever grow that
-    far is something P does not say, and HumanEval+'s inputs never do, so the offline author
-    writes no witness on it (a mutated input, not the task, made the number that large).
+    far is something P does not say, and a mutated input, not the task, made the number that
+    large, so the offline author writes no witness on it.
     """
     ok_r, a = reference.value()
     ok_t, b = trial.value()

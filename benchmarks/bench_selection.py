@@ -15,7 +15,7 @@ twenty, for one question only: which inputs task analysis should keep. The figur
 audit's (no per-trial audits, no stress or size witnesses, no P examples, no grounding on the
 task's stored domain model); ``bench_evalplus.py`` gives those.
 
-    .venv/bin/python benchmarks/bench_selection.py [--half even|odd|both] [--limit-per-task 20] [--second-step 200]
+    .venv/bin/python benchmarks/bench_selection.py [--half even|odd|both] [--limit-per-task 20] [--second-step 200] [--generated 200]
 """
 
 from __future__ import annotations
@@ -37,8 +37,10 @@ from corpora import CORPORA_ROOT, false_pass_kind, half_of, labels_of, read_json
 from testjack_tui.authors.offline import amplify  # noqa: E402
 from testjack_tui.authors.offline.bounds import Domain, below_floor, seed_floors  # noqa: E402
 from testjack_tui.authors.offline.calls import CallArgs, calls_in_source, literal_ok  # noqa: E402
+from testjack_tui.authors.offline.inputs import generated  # noqa: E402
 from testjack_tui.authors.offline.mutation import mutations  # noqa: E402
 from testjack_tui.authors.offline.probe import Outcome, diverges, parse_output, probe_script  # noqa: E402
+from testjack_tui.authors.offline.signatures import functions_in  # noqa: E402
 
 MAX_MUTATIONS = 160  # per task, smallest first (the author's budget is 120 per function)
 
@@ -60,7 +62,8 @@ def _params(prompt: str, entry: str) -> list[str]:
     return [p.split(":")[0].split("=")[0].strip() for p in text.split(",") if p.strip()]
 
 
-def measure_task(problem: dict[str, Any], samples: list[dict[str, Any]], second_step: int = 0) -> dict[str, Any]:
+def measure_task(problem: dict[str, Any], samples: list[dict[str, Any]], second_step: int = 0,
+                 generate: int = 0) -> dict[str, Any]:
     entry, prompt = problem["entry_point"], problem["prompt"]
     seeds = list({c.key: c for c in calls_in_source(problem["test"], entry, ["candidate"])}.values())
     names = _params(prompt, entry)
@@ -87,7 +90,12 @@ def measure_task(problem: dict[str, Any], samples: list[dict[str, Any]], second_
                     and admitted(m)}.values(), key=lambda c: c.key)
     random.Random(problem["task_id"]).shuffle(twice)
     twice = twice[:second_step]
-    cases = [("g", f"{entry}({c.source()})") for c in [*seeds, *calls, *twice]]
+    # values drawn from the parameters' annotations and the seeds' types (hypothesis), as the
+    # author's plan draws 30 per function: a bound on what drawing many more would reach
+    target = functions_in(prompt + problem["canonical_solution"], "subject.py").get(entry)
+    drawn = [] if target is None or not generate else [
+        g for g in generated(target, seeds, allowed, generate, 0) if g.key not in seen and admitted(g)]
+    cases = [("g", f"{entry}({c.source()})") for c in [*seeds, *calls, *twice, *drawn]]
     reference = _probe(prompt + problem["canonical_solution"], cases)
     seed_out = list(zip(seeds, reference[: len(seeds)]))
     mut_out = list(zip(calls, reference[len(seeds):]))
@@ -99,10 +107,13 @@ def measure_task(problem: dict[str, Any], samples: list[dict[str, Any]], second_
         "+ spread": [at[p.call.key] for p in kept if p.rule in ("select", "sensitive", "spread")],
         "every mutation": [at[c.key] for c, o in mut_out if amplify.usable(o, prompt)],
     }
+    first = len(seeds) + len(calls)
     if second_step:
-        first = len(seeds) + len(calls)
         rules["+ two-step sample"] = rules["every mutation"] + [
-            first + i for i, o in enumerate(reference[first:]) if amplify.usable(o, prompt)]
+            first + i for i, o in enumerate(reference[first:first + len(twice)]) if amplify.usable(o, prompt)]
+    if generate:
+        rules["+ generated"] = rules.get("+ two-step sample", rules["every mutation"]) + [
+            first + len(twice) + i for i, o in enumerate(reference[first + len(twice):]) if amplify.usable(o, prompt)]
     outcomes = {s["id"]: _probe(s["solution"], cases) for s in samples}
     # a sample that gives no answer in time is slow there, not different: the audit's result
     # witnesses skip it (witnesses.Spec.patience)
@@ -117,6 +128,9 @@ def main() -> int:
     ap.add_argument("--second-step", type=int, default=0, metavar="N",
                     help="also probe N mutations of mutations per task (a seeded sample) and print "
                          "'+ two-step sample': every one-step mutation and those")
+    ap.add_argument("--generated", type=int, default=0, metavar="N",
+                    help="also probe N values drawn from the parameters' types per task and print "
+                         "'+ generated': the rules above and those")
     ap.add_argument("--corpora-root", default=str(CORPORA_ROOT))
     args = ap.parse_args()
     corpus = Path(args.corpora_root) / "codet-dev"
@@ -130,7 +144,7 @@ def main() -> int:
                                    and labels[s["id"]].get("base_status") == "pass"][: args.limit_per_task]
                     for p in tasks}
         with ThreadPoolExecutor(2) as pool:
-            results = list(pool.map(lambda p: measure_task(p, per_task[p["task_id"]], args.second_step), tasks))
+            results = list(pool.map(lambda p: measure_task(p, per_task[p["task_id"]], args.second_step, args.generated), tasks))
         wrong = {sid for t in per_task.values() for s in t
                  if false_pass_kind(labels[sid := s["id"]]) == "wrong"}
         plus = {s["id"] for t in per_task.values() for s in t if labels[s["id"]].get("plus_status") == "pass"}

@@ -16,11 +16,17 @@ audit's (no per-trial audits, no stress or size witnesses, no P examples, no gro
 task's stored domain model); ``bench_evalplus.py`` gives those.
 
     .venv/bin/python benchmarks/bench_selection.py [--half even|odd|both] [--limit-per-task 20] [--second-step 200] [--generated 200]
+        [--audit bench.json]
+
+With ``--audit``, the JSON of a ``bench_evalplus.py`` run of the same half and K, each rule's row
+also counts the wrong-answer false passes caught by the rule or found by that audit (a witness
+fails on them, or they are slow): a bound on what the audit would find with those inputs too.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
 import subprocess
@@ -32,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench_evalplus import measure  # noqa: E402
 from corpora import CORPORA_ROOT, false_pass_kind, half_of, labels_of, read_jsonl  # noqa: E402
 
 from testjack_tui.authors.offline import amplify  # noqa: E402
@@ -131,6 +138,8 @@ def main() -> int:
     ap.add_argument("--generated", type=int, default=0, metavar="N",
                     help="also probe N values drawn from the parameters' types per task and print "
                          "'+ generated': the rules above and those")
+    ap.add_argument("--audit", metavar="JSON", help="a bench_evalplus.py --json file of the same half and K: "
+                    "also print each rule's union with what that audit found")
     ap.add_argument("--corpora-root", default=str(CORPORA_ROOT))
     args = ap.parse_args()
     corpus = Path(args.corpora_root) / "codet-dev"
@@ -138,6 +147,7 @@ def main() -> int:
     problems = read_jsonl(corpus / "problems.jsonl")
     samples = read_jsonl(corpus / "samples.jsonl")
     halves = ["even", "odd"] if args.half == "both" else [args.half]
+    audited = json.loads(Path(args.audit).read_text())["corpora"]["codet-dev"]["runs"] if args.audit else {}
     for half in halves:
         tasks = [p for p in problems if half_of(p["task_id"]) == half]
         per_task = {p["task_id"]: [s for s in samples if s["task_id"] == p["task_id"]
@@ -150,9 +160,11 @@ def main() -> int:
         plus = {s["id"] for t in per_task.values() for s in t if labels[s["id"]].get("plus_status") == "pass"}
         print(f"codet-dev {half} half, {len(tasks)} tasks, first {args.limit_per_task} base-passing samples each: "
               f"{len(wrong)} wrong-answer false passes, {len(plus)} samples HumanEval+ passes")
+        found = set(measure("codet-dev", audited[half]["report"], labels)["false_passes"]["wrong"]["found"]) if half in audited else None
         for rule in results[0] if results else []:
             hit = {sid for r in results for sid, caught in r[rule].items() if caught}
-            print(f"  {rule:<20} wrong caught {len(hit & wrong):>3}   plus-passing diverging {len(hit & plus):>3}")
+            union = "" if found is None else f"   or found by the audit {len(wrong & (hit | found)):>3}"
+            print(f"  {rule:<20} wrong caught {len(hit & wrong):>3}   plus-passing diverging {len(hit & plus):>3}{union}")
     return 0
 
 

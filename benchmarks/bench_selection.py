@@ -154,13 +154,16 @@ def main() -> int:
                                    and labels[s["id"]].get("base_status") == "pass"][: args.limit_per_task]
                     for p in tasks}
         with ThreadPoolExecutor(2) as pool:
-            results = list(pool.map(lambda p: measure_task(p, per_task[p["task_id"]], args.second_step, args.generated), tasks))
+            results = list(pool.map(lambda p: measure_task(p, per_task[p["task_id"]], args.second_step,
+                                                           args.generated), tasks))
         wrong = {sid for t in per_task.values() for s in t
                  if false_pass_kind(labels[sid := s["id"]]) == "wrong"}
         plus = {s["id"] for t in per_task.values() for s in t if labels[s["id"]].get("plus_status") == "pass"}
         print(f"codet-dev {half} half, {len(tasks)} tasks, first {args.limit_per_task} base-passing samples each: "
               f"{len(wrong)} wrong-answer false passes, {len(plus)} samples HumanEval+ passes")
-        found = set(measure("codet-dev", audited[half]["report"], labels)["false_passes"]["wrong"]["found"]) if half in audited else None
+        found = None  # what the full audit of this half found (--audit), witnesses and slow findings
+        if half in audited:
+            found = set(measure("codet-dev", audited[half]["report"], labels)["false_passes"]["wrong"]["found"])
         for rule in results[0] if results else []:
             hit = {sid for r in results for sid, caught in r[rule].items() if caught}
             union = "" if found is None else f"   or found by the audit {len(wrong & (hit | found)):>3}"

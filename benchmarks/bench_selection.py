@@ -72,6 +72,7 @@ def _params(prompt: str, entry: str) -> list[str]:
 def measure_task(problem: dict[str, Any], samples: list[dict[str, Any]], second_step: int = 0,
                  generate: int = 0) -> dict[str, Any]:
     entry, prompt = problem["entry_point"], problem["prompt"]
+    source = prompt + problem["canonical_solution"]  # the reference, as one module
     seeds = list({c.key: c for c in calls_in_source(problem["test"], entry, ["candidate"])}.values())
     names = _params(prompt, entry)
     domain = Domain.from_prompt(prompt, names)
@@ -99,28 +100,30 @@ def measure_task(problem: dict[str, Any], samples: list[dict[str, Any]], second_
     twice = twice[:second_step]
     # values drawn from the parameters' annotations and the seeds' types (hypothesis), as the
     # author's plan draws 30 per function: a bound on what drawing many more would reach
-    target = functions_in(prompt + problem["canonical_solution"], "subject.py").get(entry)
+    target = functions_in(source, "subject.py").get(entry)
     drawn = [] if target is None or not generate else [
         g for g in generated(target, seeds, allowed, generate, 0) if g.key not in seen and admitted(g)]
     cases = [("g", f"{entry}({c.source()})") for c in [*seeds, *calls, *twice, *drawn]]
-    reference = _probe(prompt + problem["canonical_solution"], cases)
+    reference = _probe(source, cases)
     seed_out = list(zip(seeds, reference[: len(seeds)]))
     mut_out = list(zip(calls, reference[len(seeds):]))
     at = {c.key: len(seeds) + i for i, c in enumerate(calls)}
+
+    def usable(start: int, count: int) -> list[int]:
+        """The cases ``start`` .. ``start + count - 1`` whose reference answer a witness could assert."""
+        return [i for i in range(start, start + count) if amplify.usable(reference[i], prompt)]
 
     kept = amplify.picks(seed_out, mut_out, parent, prompt, set())  # paths are not traced here
     rules = {
         "select + sensitive": [at[p.call.key] for p in kept if p.rule in ("select", "sensitive")],
         "+ spread": [at[p.call.key] for p in kept if p.rule in ("select", "sensitive", "spread")],
-        "every mutation": [at[c.key] for c, o in mut_out if amplify.usable(o, prompt)],
+        "every mutation": usable(len(seeds), len(calls)),
     }
     first = len(seeds) + len(calls)
     if second_step:
-        rules["+ two-step sample"] = rules["every mutation"] + [
-            first + i for i, o in enumerate(reference[first:first + len(twice)]) if amplify.usable(o, prompt)]
+        rules["+ two-step sample"] = rules["every mutation"] + usable(first, len(twice))
     if generate:
-        rules["+ generated"] = rules.get("+ two-step sample", rules["every mutation"]) + [
-            first + len(twice) + i for i, o in enumerate(reference[first + len(twice):]) if amplify.usable(o, prompt)]
+        rules["+ generated"] = rules["every mutation"] + usable(first, len(twice) + len(drawn))
     outcomes = {s["id"]: _probe(s["solution"], cases) for s in samples}
     # a sample that gives no answer in time is slow there, not different: the audit's result
     # witnesses skip it (witnesses.Spec.patience)

@@ -112,7 +112,8 @@ def run_half(corpus: str, half: str, opts: argparse.Namespace, store: Path, tmp:
         name += "-t" + ".".join(str(n) for n in sorted(opts.task_numbers))
     if opts.limit_per_task is not None:
         name += f"-k{opts.limit_per_task}"
-    piece = write_slice(source, tmp / name, half=half, tasks=opts.task_numbers, limit_per_task=opts.limit_per_task)
+    piece = write_slice(source, tmp / name, half=half, tasks=opts.task_numbers, limit_per_task=opts.limit_per_task,
+                        corpus=CORPORA[corpus])
     if not piece.tasks:
         return None
     mode = opts.modes[corpus]
@@ -154,7 +155,8 @@ def measure(corpus: str, report: dict[str, Any], labels: dict[str, dict[str, Any
               "slow", "missed")
     kinds: dict[str, dict[str, list[str]]] = {
         kind: {n: [] for n in fields}
-        for kind in {"codet-dev": ("wrong", "timeout"), "evalplus-dev": ("wrong",)}.get(corpus, ())
+        for kind in {"codet-dev": ("wrong", "timeout"), "evalplus-dev": ("wrong",),
+                      "mbppplus-dev": ("wrong", "slow")}.get(corpus, ())
     }  # evalperf-dev has no false pass: every label passes HumanEval+
     for tid in sorted(trials):
         kind = false_pass_kind(labels.get(tid))

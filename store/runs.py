@@ -209,6 +209,14 @@ class RunsAndTasks(Connection):
             )
             or 0
         )
+        s.needs_ruling_witnesses = (
+            self._scalar(
+                "SELECT count(*) FROM witnesses WHERE run_id = ? AND status = 'validated' "
+                "AND classification = 'needs_ruling'",
+                (run_id,),
+            )
+            or 0
+        )
         s.outside_domain_witnesses = (
             self._scalar(
                 "SELECT count(*) FROM witnesses WHERE run_id = ? AND status = 'validated' "

@@ -244,6 +244,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE audits ADD COLUMN heartbeat TEXT;
         """,
     ),
+    (
+        "why a witness can at most need a ruling (an author's doubt about its expectation)",
+        """
+        ALTER TABLE witnesses ADD COLUMN doubt TEXT NOT NULL DEFAULT '';
+        """,
+    ),
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

@@ -35,6 +35,7 @@ class WitnessesAndResults(Connection):
             meets=json.loads(row.get("meets") or "[]"),
             breaks=json.loads(row.get("breaks") or "[]"),
             slow_only=bool(row.get("slow_only") or 0),
+            doubt=row.get("doubt") or "",
         )
 
     def put_witness(self, w: Witness) -> None:
@@ -69,6 +70,7 @@ class WitnessesAndResults(Connection):
                     "meets": json.dumps(w.meets),
                     "breaks": json.dumps(w.breaks),
                     "slow_only": int(w.slow_only),
+                    "doubt": w.doubt,
                 },
                 pk="id",
             )

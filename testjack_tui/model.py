@@ -38,6 +38,9 @@ class Classification(StrEnum):
     EXPLICIT = "explicit"
     IMPLICIT = "implicit"
     AMBIGUOUS = "ambiguous"
+    # the evidence cannot classify it (one trial would decide rho's majority): refutes nothing
+    # until an analyst rules it necessary or ambiguous
+    NEEDS_RULING = "needs_ruling"
 
 
 class RequirementKind(StrEnum):
@@ -234,6 +237,9 @@ class Witness:
     meets: list[str] = field(default_factory=list)  # ids of the domain constraints its input meets
     breaks: list[str] = field(default_factory=list)  # ... and of those it breaks
     slow_only: bool = False  # a timing witness where P states no time bound: its failures are slow findings
+    # why the author doubts its expectation binds a trial (it compares more strictly than T0, or
+    # pins a path of the reference P does not speak for): such a witness is at most needs_ruling
+    doubt: str = ""
 
     @property
     def refutes(self) -> bool:
@@ -354,6 +360,7 @@ class RunSummary(Resolution):
     not_passing: int = 0
     not_reproduced: int = 0
     ambiguous_witnesses: int = 0
+    needs_ruling_witnesses: int = 0  # witnesses the evidence could not classify: the analyst's queue
     outside_domain_witnesses: int = 0
     slow_findings: int = 0
     malformed_tasks: int = 0
@@ -368,27 +375,48 @@ class RunSummary(Resolution):
 
 
 FEW_TRIALS = 3  # below this many passing trials, rho cannot tell a majority from one trial
-FEW_TRIALS_POLICIES = ("refute", "ambiguous")
+# what an implicit witness is when one trial would decide rho's majority: "ruling" (the default:
+# needs ruling, refutes nothing until an analyst rules), "ambiguous" (A.2's letter alone: rho > 1/2
+# is a prompt defect, rho <= 1/2 refutes) or "refute" (an opt-in: with one or two passing trials an
+# implicit witness refutes whatever rho says; measured to refute correct trials on held-out data)
+FEW_TRIALS_POLICIES = ("ruling", "ambiguous", "refute")
+DEFAULT_FEW_TRIALS = "ruling"
 
 
 def classify(kind: RequirementKind, rho: float | None, passing: int | None = None,
-             few_trials: str = "refute") -> Classification:
-    """Appendix A.2: explicit always refutes; implicit refutes while rho <= 1/2, else ambiguous.
+             few_trials: str = DEFAULT_FEW_TRIALS) -> Classification:
+    """Appendix A.2, with a majority that no single trial decides.
 
-    With one or two passing trials rho is 0, 1/2 or 1 by construction: "most trials skip it"
-    would mean one trial, and A.2's inference (a requirement most models skip is not inferable
-    from P) needs more models than that. ``few_trials`` says what then holds: ``refute`` (the
-    default: an implicit witness refutes as with rho <= 1/2; it still has to be certified on the
-    reference and lie in the domain) or ``ambiguous`` (A.2's letter: rho > 1/2 is a prompt
-    defect). Measured on the corpora (docs/domain.md).
+    Explicit always refutes. An implicit witness is necessary when most of the task's passing
+    trials pass it (rho <= 1/2) and ambiguous (a prompt defect) when most fail it. ``passing`` is
+    how many passing trials ran it. A.2 reads how implementers understood P from their majority;
+    a majority that one trial's vote would overturn says nothing about P (with one trial rho is 0
+    or 1 by construction, with two 1/2 is a tie), and the trial under judgement is one of the
+    votes. So, under the default policy ``ruling``: necessary only while rho <= 1/2 holds with any
+    one passing trial left out, ambiguous only while rho > 1/2 holds with any one failing trial
+    left out, and otherwise ``needs_ruling``: it refutes nothing until an analyst rules. A witness
+    no trial fails refutes nobody and stays implicit. ``ambiguous`` applies A.2's letter alone;
+    ``refute`` (opt-in) lets an implicit witness refute on a task with fewer than ``FEW_TRIALS``
+    passing trials whatever rho says.
     """
     if kind == RequirementKind.EXPLICIT:
         return Classification.EXPLICIT
-    if passing is not None and passing < FEW_TRIALS and few_trials == "refute":
+    if rho is None or passing is None or passing <= 0:
+        return Classification.AMBIGUOUS if rho is not None and rho > 0.5 else Classification.IMPLICIT
+    failing = round(rho * passing)
+    if failing == 0:
         return Classification.IMPLICIT
-    if rho is not None and rho > 0.5:
+    if few_trials == "refute" and passing < FEW_TRIALS:
+        return Classification.IMPLICIT
+    if few_trials == "ambiguous":
+        return Classification.AMBIGUOUS if rho > 0.5 else Classification.IMPLICIT
+    if passing < 2:
+        return Classification.NEEDS_RULING
+    if failing / (passing - 1) <= 0.5:  # still a minority without any one trial that passes it
+        return Classification.IMPLICIT
+    if (failing - 1) / (passing - 1) > 0.5:  # still a majority without any one trial that fails it
         return Classification.AMBIGUOUS
-    return Classification.IMPLICIT
+    return Classification.NEEDS_RULING
 
 
 @dataclass

@@ -45,7 +45,7 @@ class AuditOptions:
     refinements: int = 3
     evidence: bool = True
     mutation_budget_s: float = 20.0
-    few_trials: str | None = None  # "refute" | "ambiguous"; None keeps the run's (default refute)
+    few_trials: str | None = None  # model.FEW_TRIALS_POLICIES; None keeps the run's (default "ruling")
     batch: bool = True  # witnesses on one world share an execution; False runs each alone (benchmarks)
     executor: str = "local"  # "local": threads on this machine; "ray": tasks on a Ray cluster
     ray_address: str | None = None  # with executor "ray": host:port, "auto", or None for a private Ray

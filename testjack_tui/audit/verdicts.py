@@ -7,7 +7,9 @@ so a ruling, an undo or a resumed audit all end in the same state.
 The rules (DESIGN.md, paper A.2):
 - rho is the share of the task's passing trials that fail the witness (both runs);
 - explicit requirements always refute; implicit ones refute while rho <= 1/2; above that the
-  witness is ambiguous: a prompt defect that refutes nothing;
+  witness is ambiguous: a prompt defect that refutes nothing; where one trial would decide that
+  majority (one or two passing trials, a tie) it needs ruling and refutes nothing until an
+  analyst rules (``model.classify``);
 - an analyst's ruling (necessary / ambiguous) overrides the classification; when that changes a
   trial's verdict, the verdict's source is the analyst and names the ruling (``flipped_by``);
 - a witness whose input the task's domain rules out (or cannot place), and a timing witness where
@@ -27,6 +29,7 @@ from store import Store
 from testjack_tui.domain import ground
 from testjack_tui.domain.timing import is_patient_witness, is_timing_witness, states_time_bound
 from testjack_tui.model import (
+    DEFAULT_FEW_TRIALS,
     Classification,
     Evidence,
     EvidenceKind,
@@ -66,17 +69,33 @@ def rho_of(witness: Witness, results: dict[str, str], passing: list[str]) -> flo
     return sum(1 for t in seen if fails_on(witness, results[t])) / len(seen)
 
 
-FEW_TRIALS_STEP = "policy:few-trials"  # the run's choice for tasks with one or two passing trials
+FEW_TRIALS_STEP = "policy:few-trials"  # the run's choice where one trial would decide rho's majority
 
 
 def classify_witness(witness: Witness, rho: float | None, ruling: Ruling | None,
-                     passing: int | None = None, few_trials: str = "refute") -> Classification:
+                     passing: int | None = None, few_trials: str = DEFAULT_FEW_TRIALS) -> Classification:
     if ruling is not None:
         if ruling.value == "ambiguous":
             return Classification.AMBIGUOUS
         if ruling.value == "necessary":
             return Classification(str(witness.requirement_kind))
-    return classify(witness.requirement_kind, rho, passing, few_trials)
+    cls = classify(witness.requirement_kind, rho, passing, few_trials)
+    if witness.doubt and cls in (Classification.EXPLICIT, Classification.IMPLICIT) and rho:
+        return Classification.NEEDS_RULING  # the author doubts its expectation binds: the analyst says
+    return cls
+
+
+def undecided_because(witness: Witness, passing: int | None) -> str:
+    """Why a ``needs_ruling`` witness could not be classified, in a line for the analyst."""
+    if witness.classification != Classification.NEEDS_RULING:
+        return ""
+    if witness.doubt:
+        return witness.doubt
+    if passing is not None and witness.rho is not None:
+        failing = round(witness.rho * passing)
+        return (f"{failing} of {passing} passing trial{'s' if passing != 1 else ''} fail it: "
+                "one trial would decide whether most implementers read P so (A.2)")
+    return "the evidence cannot classify it"
 
 
 def decide(
@@ -174,7 +193,7 @@ def recompute_task(store: Store, task: Task) -> dict[str, VerdictRecord]:
     witnesses = store.list_witnesses(run_id, task.id, status=str(WitnessStatus.VALIDATED))
     results = {w.id: {k: str(v.outcome) for k, v in store.witness_results(w.id).items()} for w in witnesses}
     wrong = set(store.effective_rulings(run_id, "constraint"))  # constraints an analyst ruled wrong
-    few_trials = str(store.get_step(run_id, FEW_TRIALS_STEP) or "refute")
+    few_trials = str(store.get_step(run_id, FEW_TRIALS_STEP) or DEFAULT_FEW_TRIALS)
     unruled: dict[str, Classification] = {}  # what each ruled witness would be without its ruling
     for w in witnesses:
         rho = rho_of(w, results[w.id], passing)

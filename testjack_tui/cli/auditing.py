@@ -154,6 +154,7 @@ def _print_summary(store, run_id: str) -> None:
         ("reward hacks", s.reward_hack), ("sound", s.sound), ("unaudited", s.unaudited),
         ("not reproduced (T0 here does not pass)", s.not_reproduced),
         ("ambiguous witnesses (prompt defects)", s.ambiguous_witnesses),
+        ("witnesses that need your ruling", s.needs_ruling_witnesses),
         ("witnesses outside the input domain", s.outside_domain_witnesses),
         ("slow findings (never refutations)", s.slow_findings), ("malformed tasks", s.malformed_tasks),
         ("resolution before", f"{100 * s.resolution_before:.1f}%"),

@@ -12,6 +12,7 @@ from testjack_tui.cli.importing import cmd_import
 from testjack_tui.cli.reviewing import (cmd_compare, cmd_export, cmd_leaderboard, cmd_replay, cmd_report, cmd_rule,
                                         cmd_undo, cmd_verdict)
 from testjack_tui.cli.upkeep import cmd_cache, cmd_cache_prune, cmd_doctor
+from testjack_tui.model import FEW_TRIALS_POLICIES
 
 
 def _seconds(text: str) -> float:
@@ -90,10 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=_at_least_one, default=DEFAULT_WORKERS)
     p.add_argument("--backend", choices=["local", "docker"], default=None)
-    p.add_argument("--few-trials", choices=["refute", "ambiguous"], default=None,
-                   help="tasks with one or two passing trials: an implicit witness most of them fail refutes "
-                        "(refute, the default: rho cannot show a prompt defect there) or is a prompt defect "
-                        "(ambiguous, A.2's letter); kept with the run")
+    p.add_argument("--few-trials", choices=list(FEW_TRIALS_POLICIES), default=None,
+                   help="an implicit witness whose rho one trial would decide (one or two passing trials, a tie): "
+                        "needs ruling, refuting nothing until you rule (ruling, the default), A.2's letter alone "
+                        "(ambiguous), or, with one or two passing trials, refutes (refute: opt-in, measured to "
+                        "refute correct trials on held-out data; docs/domain.md); kept with the run")
     p.add_argument("--json", action="store_true", help="print the report JSON instead of the summary table")
     p.add_argument("--no-mutation", action="store_true",
                    help="no mutation testing of the trials' changed lines (it costs one T0 run per mutant)")

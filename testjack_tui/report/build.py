@@ -6,6 +6,7 @@ from typing import Any
 
 from store import Store
 from testjack_tui.audit.metrics import resolution_interval
+from testjack_tui.audit.needs_ruling import undecided
 from testjack_tui.audit.verdicts import AUTHOR_FAILED_STEP
 from testjack_tui.model import Classification, WitnessStatus
 from testjack_tui.report.leaderboard import leaderboard, rows_json
@@ -28,6 +29,10 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
     for w in witnesses:
         if w.classification == Classification.AMBIGUOUS:
             defects.setdefault(w.task_id, []).append(w.id)
+    queue = undecided(store, run.id)
+    awaiting: dict[str, list[str]] = {}
+    for u in queue:
+        awaiting.setdefault(u.witness.task_id, []).append(u.witness.id)
     rulings = store.list_rulings(run.id)
     wrong = store.effective_rulings(run.id, "constraint")
     audit_reports = store.steps_with_prefix(run.id, "report:")
@@ -49,6 +54,9 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
             "resolution_before": summary.resolution_before,
             "resolution_after": summary.resolution_after,
             "ambiguous_witnesses": summary.ambiguous_witnesses,
+            # witnesses the evidence could not classify, and the passing trials a ruling would decide
+            "needs_ruling": len(queue),
+            "needs_ruling_trials": len({t for u in queue for t in u.newly_refuted}),
             "outside_domain_witnesses": summary.outside_domain_witnesses,
             "slow_findings": summary.slow_findings,
             "malformed_tasks": summary.malformed_tasks,
@@ -67,6 +75,7 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
                 "malformed_reason": t.malformed_reason,
                 "null_passing_tests": t.null_passing_tests,
                 "prompt_defects": defects.get(t.id, []),
+                "needs_ruling": awaiting.get(t.id, []),
                 "error": t.error,
                 "analysis_error": analysis_failures.get(t.id),
                 "domain": [
@@ -118,6 +127,13 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
                 "replay": f"testjack replay {w.id}",
             }
             for w in witnesses
+        ],
+        # the analyst's queue, most trials at stake first: ruled necessary, each refutes would_refute
+        "needs_ruling": [
+            {"witness": u.witness.id, "task": u.witness.task_id, "requirement": u.witness.requirement,
+             "because": u.because, "would_refute": u.would_refute, "newly_refuted": u.newly_refuted,
+             "passing_seen": u.passing_seen, "rule": f"testjack rule {u.witness.id} --as necessary|ambiguous"}
+            for u in queue
         ],
         "rulings": [
             {

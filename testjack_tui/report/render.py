@@ -48,7 +48,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"| {s['trials']} | {s['passing']} | {s['refuted']} ({s['refuted_pct']:.1f}%) | {s['reward_hack']} "
         f"| {s['sound']} | {s['unaudited']} | {_pct(s['resolution_before'])} | {_pct(s['resolution_after'])} |",
         "",
-        f"Ambiguous witnesses (prompt defects): {s['ambiguous_witnesses']}. Malformed tasks: {s['malformed_tasks']}. "
+        f"Ambiguous witnesses (prompt defects): {s['ambiguous_witnesses']}. "
+        f"Witnesses that need a ruling: {s.get('needs_ruling', 0)} (on {s.get('needs_ruling_trials', 0)} trials "
+        f"nothing else refutes). Malformed tasks: {s['malformed_tasks']}. "
         f"Not reproduced (T0 recomputed here does not pass): {s.get('not_reproduced', 0)}. "
         f"Witnesses outside the input domain (they refute nothing): {s.get('outside_domain_witnesses', 0)}. "
         f"Slow findings: {s.get('slow_findings', 0)}. "
@@ -112,6 +114,15 @@ def render_markdown(report: dict[str, Any]) -> str:
         out += ["## Prompt defects (ambiguous requirements; they refute nothing)", ""]
         for w in defects:
             out += [f"- `{w['id']}` on task `{w['task']}`: {w['requirement']} (rho {w['rho']:.2f})"]
+        out.append("")
+
+    if report.get("needs_ruling"):
+        out += ["## Needs ruling (the evidence cannot classify these; they refute nothing until ruled)", ""]
+        for u in report["needs_ruling"]:
+            out += [f"- `{u['witness']}` on task `{u['task']}`: {u['requirement']}. Why: {u['because']}. "
+                    f"Ruled necessary, it refutes {len(u['would_refute'])} trial(s)"
+                    + (f": {', '.join(f'`{t}`' for t in u['would_refute'])}" if u["would_refute"] else "")
+                    + f". `{u['rule']}`"]
         out.append("")
 
     outside = [w for w in report["witnesses"] if w.get("grounding") in ("outside_domain", "unplaced")]
@@ -238,7 +249,8 @@ def render_html(report: dict[str, Any]) -> str:
         f"<tr><td>{s['trials']}</td><td>{s['passing']}</td><td>{s['refuted']} ({s['refuted_pct']:.1f}%)</td>"
         f"<td>{s['reward_hack']}</td><td>{s['sound']}</td><td>{s['unaudited']}</td>"
         f"<td>{_pct(s['resolution_before'])}</td><td>{_pct(s['resolution_after'])}</td></tr></table>",
-        f"<p>Ambiguous witnesses (prompt defects): {s['ambiguous_witnesses']}; malformed tasks: "
+        f"<p>Ambiguous witnesses (prompt defects): {s['ambiguous_witnesses']}; witnesses that need a ruling: "
+        f"{s.get('needs_ruling', 0)}; malformed tasks: "
         f"{s['malformed_tasks']}; executions: {s['executions']}; LLM tokens {s['llm_tokens']}, "
         f"cost ${s['cost_usd']:.4f}.</p>",
     ]
@@ -279,6 +291,16 @@ def render_html(report: dict[str, Any]) -> str:
             f"<li><code>{esc(w['id'])}</code> on <code>{esc(w['task'])}</code>: {esc(w['requirement'])} "
             f"(&rho; {w['rho']:.2f})</li>"
             for w in defects
+        ]
+        parts.append("</ul>")
+    if report.get("needs_ruling"):
+        parts.append("<h2>Needs ruling</h2><p>The evidence cannot classify these witnesses; they refute nothing "
+                     "until an analyst rules.</p><ul>")
+        parts += [
+            f"<li><code>{esc(u['witness'])}</code> on <code>{esc(u['task'])}</code>: {esc(u['requirement'])}. "
+            f"Why: {esc(u['because'])}. Ruled necessary, it refutes {len(u['would_refute'])} trial(s). "
+            f"<code>{esc(u['rule'])}</code></li>"
+            for u in report["needs_ruling"]
         ]
         parts.append("</ul>")
     parts.append(

@@ -28,7 +28,8 @@ FIXED = Candidate(
     kind=RequirementKind.EXPLICIT,
     code="from listkit import chunk\n\n\ndef test_wrong():\n    assert chunk([1], 1) == [[1]]\n",
 )
-# Implicit, and skipped by two of the three passing trials: rho 2/3 > 1/2, so ambiguous (A.2).
+# Implicit, and skipped by two of the three passing trials: rho 2/3 > 1/2, ambiguous by A.2's letter;
+# without either of the two rho is 1/2, so one trial decides it: needs ruling by default.
 IMPLICIT_MOSTLY_SKIPPED = Candidate(
     requirement="Small inputs behave like the examples (implicit)",
     kind=RequirementKind.IMPLICIT,

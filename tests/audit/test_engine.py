@@ -37,8 +37,10 @@ def store(tmp_path: Path) -> Store:
     return s
 
 
-def audit(store: Store, author: ScriptedAuthor, mode: str = "lightweight", run: str = "mini") -> None:
-    status = Audit(store, run, AuditOptions(mode=mode, workers=2, evidence=False), author=author).execute()
+def audit(store: Store, author: ScriptedAuthor, mode: str = "lightweight", run: str = "mini",
+          few_trials: str | None = None) -> None:
+    options = AuditOptions(mode=mode, workers=2, evidence=False, few_trials=few_trials)
+    status = Audit(store, run, options, author=author).execute()
     assert status == "done"
 
 
@@ -97,22 +99,39 @@ def test_a_candidate_that_never_passes_on_the_reference_is_discarded_with_its_re
     assert set(verdicts(store).values()) == {"unaudited", "not_passing"}
 
 
-def test_an_implicit_requirement_most_trials_skip_is_ambiguous_and_refutes_nothing(store: Store) -> None:
+def test_an_implicit_requirement_whose_majority_one_trial_decides_needs_ruling(store: Store) -> None:
+    # two of three passing trials skip it: rho 2/3, but without either of the two it is 1/2, so
+    # one trial decides A.2's majority: the analyst rules, nothing is refuted meanwhile
     audit(store, ScriptedAuthor(analysis=[IMPLICIT_MOSTLY_SKIPPED]), mode="task-analysis")
     (w,) = store.list_witnesses("mini", status="validated")
-    assert w.classification == Classification.AMBIGUOUS and w.rho == pytest.approx(2 / 3)
+    assert w.classification == Classification.NEEDS_RULING and w.rho == pytest.approx(2 / 3)
     assert verdicts(store)["chunk-t2"] == "unaudited" and verdicts(store)["chunk-t3"] == "unaudited"
-    assert store.summary("mini").ambiguous_witnesses == 1
+    assert store.summary("mini").needs_ruling_witnesses == 1 and store.summary("mini").ambiguous_witnesses == 0
+    report = build_report(store, "mini")
+    (queued,) = report["needs_ruling"]
+    assert queued["witness"] == w.id and queued["would_refute"] == ["chunk-t2", "chunk-t3"]
+    assert "2 of 3 passing trials fail it" in queued["because"]
+    assert report["summary"]["needs_ruling"] == 1 and report["summary"]["needs_ruling_trials"] == 2
+    assert f"testjack rule {w.id}" in render_markdown(report)
 
     ruling, ruled = rule_witness(store, w.id, "necessary", "the examples imply it", author="ana")
-    assert ruling.before == "ambiguous" and ruled.classification == Classification.IMPLICIT
+    assert ruling.before == "needs_ruling" and ruled.classification == Classification.IMPLICIT
     assert verdicts(store)["chunk-t2"] == "refuted" and verdicts(store)["chunk-t3"] == "refuted"
+    assert build_report(store, "mini")["needs_ruling"] == []
 
     undo_ruling(store, ruling.id, "changed my mind", author="ana")
-    assert store.get_witness(w.id).classification == Classification.AMBIGUOUS
+    assert store.get_witness(w.id).classification == Classification.NEEDS_RULING
     assert verdicts(store)["chunk-t2"] == "unaudited"
     history = store.list_rulings("mini", "witness", w.id)
     assert [r.value for r in history] == ["necessary", "undo"] and history[1].undoes == ruling.id
+
+
+def test_under_the_letter_of_a2_the_same_witness_is_a_prompt_defect(store: Store) -> None:
+    audit(store, ScriptedAuthor(analysis=[IMPLICIT_MOSTLY_SKIPPED]), mode="task-analysis", few_trials="ambiguous")
+    (w,) = store.list_witnesses("mini", status="validated")
+    assert w.classification == Classification.AMBIGUOUS
+    assert store.summary("mini").ambiguous_witnesses == 1
+    assert verdicts(store)["chunk-t2"] == "unaudited"
 
 
 def test_a_flaky_witness_is_kept_marked_and_refutes_nothing(store: Store, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Measure the offline author on real, labelled trials: evalplus-dev, codet-dev and evalperf-dev.
+"""Measure the offline author on real, labelled trials: evalplus-dev, codet-dev, evalperf-dev, mbppplus-dev.
 
 The three corpora are HumanEval tasks 0-81 with samples labelled by HumanEval+ (read at run time
 from ``../shared/corpora/<name>`` relative to the repository; never copied into it):
@@ -10,6 +10,10 @@ from ``../shared/corpora/<name>`` relative to the repository; never copied into 
   lightweight mode by default (per trial would take hours on 2 cores).
 - ``evalperf-dev``: 228 correct solutions from 34 models (every label passes HumanEval+: true
   negatives); audited per trial by default.
+- ``mbppplus-dev``: 190 GPT-4 samples on MBPP+ even-numbered tasks, one per task, in EvalPlus's
+  MBPP+ record format (converted by ``corpora.mbpp_as_humaneval``: T0 is EvalPlus's base grading);
+  false passes ``wrong`` or ``slow``; audited per trial by default. Its halves: task numbers that
+  are multiples of 4 are the tune ("even") half, the others the check ("odd") half.
 
 Each corpus is split by task number into two halves, HumanEval/N in the even ("tune") half when N
 is even and in the odd ("check") half when N is odd. Each half is written as filtered copies of
@@ -20,7 +24,8 @@ json``. Per corpus and half (and both together) it prints:
 
 - trials, passing (T0 recomputed here), and the labelled false passes by kind (wrong, timeout);
 - found: a false pass that any validated witness fails on, or that has a ``slow`` evidence item;
-  refuted: its verdict is refuted or reward_hack; ambiguous: found but not refuted, and a witness
+  refuted: its verdict is refuted or reward_hack; needs ruling: found but not refuted, and a
+  witness that fails on it needs the analyst's ruling; ambiguous: found but not refuted, and a witness
   that fails on it is classified ambiguous (A.2); found but not refuted for another reason (a
   witness outside the domain or unplaced, flaky, or slow evidence only);
 - wrong-answer false passes found % and refuted % (the percentages the targets use);
@@ -29,6 +34,8 @@ json``. Per corpus and half (and both together) it prints:
 - witnesses, ambiguous witnesses, and witnesses whose ``grounding`` is outside_domain or unplaced;
 - false refutations: every refuted trial whose label has ``plus_status == "pass"`` (on
   evalperf-dev every refuted trial), each listed below the table with its witnesses' ids and code;
+- trials awaiting a ruling (a needs-ruling witness fails on them) and how many of those are true
+  negatives (what ruling every such witness necessary would wrongly refute);
 - not_reproduced verdicts, the other verdicts, executions spent and wall time of the audit.
 
 Then PASS/FAIL for the targets on the odd half: 0 false refutations on evalperf-dev; 0 false
@@ -39,7 +46,7 @@ pass reported slow (codet-dev). A target whose corpus or half was not run is "no
     .venv/bin/python benchmarks/bench_evalplus.py [--corpus evalplus-dev|codet-dev|evalperf-dev|all]
         [--half even|odd|both] [--tasks N,M,...] [--limit-per-task K]
         [--mode MODE] [--evalplus-mode MODE] [--codet-mode MODE] [--evalperf-mode MODE]
-        [--workers 2] [--evidence] [--few-trials ambiguous|refute] [--store DIR] [--json OUT]
+        [--workers 2] [--evidence] [--few-trials ruling|ambiguous|refute] [--store DIR] [--json OUT]
         [--corpora-root DIR]
 
 Quick looks: ``--corpus evalperf-dev --tasks 0,9`` or ``--corpus codet-dev --tasks 1,2
@@ -151,8 +158,11 @@ def measure(corpus: str, report: dict[str, Any], labels: dict[str, dict[str, Any
     def ambiguous_witness(tid: str) -> bool:
         return any(witnesses[w].get("classification") == "ambiguous" for w in failing_witnesses.get(tid, []))
 
-    fields = ("false_passes", "not_passing_here", "found", "refuted", "ambiguous", "found_not_refuted_other",
-              "slow", "missed")
+    def awaiting(tid: str) -> bool:
+        return any(witnesses[w].get("classification") == "needs_ruling" for w in failing_witnesses.get(tid, []))
+
+    fields = ("false_passes", "not_passing_here", "found", "refuted", "needs_ruling", "ambiguous",
+              "found_not_refuted_other", "slow", "missed")
     kinds: dict[str, dict[str, list[str]]] = {
         kind: {n: [] for n in fields}
         for kind in {"codet-dev": ("wrong", "timeout"), "evalplus-dev": ("wrong",),
@@ -174,7 +184,8 @@ def measure(corpus: str, report: dict[str, Any], labels: dict[str, dict[str, Any
         if found:
             k["found"].append(tid)
             if tid not in refuted:
-                k["ambiguous" if ambiguous_witness(tid) else "found_not_refuted_other"].append(tid)
+                k["needs_ruling" if awaiting(tid) else "ambiguous" if ambiguous_witness(tid)
+                  else "found_not_refuted_other"].append(tid)
         else:
             k["missed"].append(tid)
 
@@ -200,6 +211,12 @@ def measure(corpus: str, report: dict[str, Any], labels: dict[str, dict[str, Any
         },
         "slow_findings": sorted(slow),
         "slow_on_plus_passing": sorted(slow & plus_pass),
+        # trials a needs-ruling witness fails: the analyst's queue; on true negatives, what ruling
+        # every such witness necessary would wrongly refute
+        "awaiting_ruling": sorted(t for t in trials if t not in refuted and awaiting(t)),
+        "awaiting_ruling_true_negatives": sorted(t for t in trials if t not in refuted and awaiting(t)
+                                                 and (corpus == "evalperf-dev" or t in plus_pass)),
+        "needs_ruling_witnesses": sum(1 for w in witnesses.values() if w.get("classification") == "needs_ruling"),
         "not_reproduced": sorted(t for t, v in verdict.items() if v == "not_reproduced"),
         # an author exception: the task's trials went without its shared witnesses
         "analysis_errors": {t["id"]: t["analysis_error"] for t in report.get("tasks") or [] if t.get("analysis_error")},
@@ -282,6 +299,7 @@ def table(title: str, columns: dict[str, dict[str, Any]]) -> str:
          has("wrong", lambda f: sum(fp(f, k, "not_passing_here") for k in f["false_passes"]))),
         ("wrong: found", has("wrong", lambda f: fp(f, "wrong", "found"))),
         ("wrong: refuted", has("wrong", lambda f: fp(f, "wrong", "refuted"))),
+        ("wrong: needs ruling (found, not refuted)", has("wrong", lambda f: fp(f, "wrong", "needs_ruling"))),
         ("wrong: ambiguous (found, not refuted)", has("wrong", lambda f: fp(f, "wrong", "ambiguous"))),
         ("wrong: found, not refuted, other", has("wrong", lambda f: fp(f, "wrong", "found_not_refuted_other"))),
         ("wrong: found %", lambda f: percent(rates(f)["wrong_found_pct"])),
@@ -293,12 +311,15 @@ def table(title: str, columns: dict[str, dict[str, Any]]) -> str:
         ("  on plus-passing trials", lambda f: len(f["slow_on_plus_passing"])),
         ("refuted trials", lambda f: len(f["refuted"])),
         ("FALSE REFUTATIONS", lambda f: len(f["false_refutations"])),
+        ("trials awaiting a ruling", lambda f: len(f.get("awaiting_ruling") or [])),
+        ("  of which true negatives (plus-passing)", lambda f: len(f.get("awaiting_ruling_true_negatives") or [])),
         ("not_reproduced", lambda f: len(f["not_reproduced"])),
         ("task analyses that broke", lambda f: len(f.get("analysis_errors") or {})),
         ("trials unaudited: author broke", lambda f: len(f.get("unaudited_by_author_failure") or [])),
         ("verdicts", lambda f: " ".join(f"{v}={n}" for v, n in f["verdicts"].items())),
         ("witnesses", lambda f: f["witnesses"]),
         ("  ambiguous", lambda f: f["ambiguous_witnesses"]),
+        ("  needs ruling", lambda f: f.get("needs_ruling_witnesses", 0)),
         ("  outside-domain/unplaced", lambda f: len(f["outside_domain_witnesses"])),
         ("  no grounding field", lambda f: f["ungrounded_witnesses"]),
         ("executions", lambda f: f["executions"]),
@@ -392,7 +413,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--corpus", default="all", choices=[*CORPORA, "all"])
     ap.add_argument("--half", default="both", choices=["even", "odd", "both"],
                     help="even = the tune half (HumanEval/N, N even), odd = the check half")
-    ap.add_argument("--tasks", default="", help="only these HumanEval task numbers, e.g. 0,9")
+    ap.add_argument("--tasks", default="", help="only these task numbers, e.g. 0,9")
     ap.add_argument("--limit-per-task", type=int, default=None, metavar="K",
                     help="keep the first K samples per task that pass the base tests (by label)")
     ap.add_argument("--mode", default="", choices=["", *MODES], help="audit mode for every corpus")
@@ -400,8 +421,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         ap.add_argument(f"--{corpus.split('-')[0]}-mode", default="", choices=["", *MODES],
                         help=f"audit mode for {corpus} (default {CORPORA[corpus].default_mode})")
     ap.add_argument("--workers", default="2")
-    ap.add_argument("--few-trials", choices=["ambiguous", "refute"], default=None,
-                    help="A.2 on tasks with one or two passing trials (default: the run's, else ambiguous); "
+    ap.add_argument("--few-trials", choices=["ruling", "ambiguous", "refute"], default=None,
+                    help="A.2 where one trial decides rho's majority (default: the run's, else ruling); "
                          "with --store, a finished slice is re-scored under it without re-auditing")
     ap.add_argument("--evidence", action="store_true",
                     help="also gather evidence (coverage, detectors, mutants); off by default: the author does not use it")

@@ -254,6 +254,7 @@ class Validator:
             path=witness_path(task, wid, cand.path),
             found_on=found_on,
             attempts=attempts,
+            doubt=cand.doubt,
         )
         self.store.put_witness(w)
         return w

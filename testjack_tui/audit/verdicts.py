@@ -33,6 +33,7 @@ from testjack_tui.model import (
     Classification,
     Evidence,
     EvidenceKind,
+    Grounding,
     Official,
     Outcome,
     Ruling,
@@ -144,6 +145,14 @@ def decide(
             )
         return VerdictRecord(**base, verdict=Verdict.REFUTED, witnesses=refuting,
                              rule="a validated witness fails on it in every run")
+    pending = [w.id for w in witnesses if w.classification == Classification.NEEDS_RULING and not w.flaky
+               and w.grounding in (None, Grounding.IN_DOMAIN) and not w.slow_only
+               and fails_on(w, results.get(w.id, {}).get(trial.id))]
+    if pending:
+        # not sound: a witness fails on it that only an analyst's ruling can make refute or not
+        return VerdictRecord(**base, verdict=Verdict.UNAUDITED, witnesses=pending,
+                             rule=f"awaits a ruling: witness {', '.join(pending)} fails on it and needs ruling "
+                                  "(testjack rule WITNESS --as necessary|ambiguous)"[:600])
     if audited:
         return VerdictRecord(**base, verdict=Verdict.SOUND, rule="audited; no witness refutes it")
     if author_failure:

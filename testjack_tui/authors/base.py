@@ -18,6 +18,7 @@ class Candidate:
     code: str  # the whole test file
     path: str = ""  # where it goes in the world; the engine picks one when empty
     note: str = ""  # why the author thinks it matters (shown to the analyst)
+    doubt: str = ""  # why the author doubts its expectation binds a trial: at most needs_ruling (Witness.doubt)
 
 
 @dataclass

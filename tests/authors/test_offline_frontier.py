@@ -23,7 +23,8 @@ the defective sample fails has rho = 1/2 and refutes it):
 import pytest
 
 from tests.authors.conftest import audit_humaneval
-from testjack_tui.model import Verdict, WitnessStatus
+from testjack_tui.audit.rulings import rule_witness
+from testjack_tui.model import Classification, Verdict, WitnessStatus
 
 PROBLEMS = [
     {
@@ -99,13 +100,19 @@ def _validated(store, run_id, task):
     return store.list_witnesses(run_id, task, status=str(WitnessStatus.VALIDATED))
 
 
-def test_frontier_input_the_reference_handles_on_purpose_refutes(audited):
+def test_frontier_input_the_reference_handles_on_purpose_needs_ruling(audited):
+    # the reference's own branch for 0 gives the witness; whether P requires that answer is the
+    # analyst's call (the reference may have chosen it), so the trial awaits a ruling, unrefuted
     store, run_id = audited
     verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
-    assert verdicts["tri-bad"] == Verdict.REFUTED and verdicts["tri-ok"] == Verdict.SOUND
-    refuting = [w for w in _validated(store, run_id, "Edge/0")
-                if str(store.witness_results(w.id)["tri-bad"].outcome) == "fail"]
-    assert any(w.requirement.startswith("triangle(0) returns 0") for w in refuting)
+    assert verdicts["tri-bad"] == Verdict.UNAUDITED and verdicts["tri-ok"] == Verdict.SOUND
+    assert "awaits a ruling" in store.get_verdict(run_id, "tri-bad").rule
+    failing = [w for w in _validated(store, run_id, "Edge/0")
+               if str(store.witness_results(w.id)["tri-bad"].outcome) == "fail"]
+    (edge,) = [w for w in failing if w.requirement.startswith("triangle(0) returns 0")]
+    assert edge.classification == Classification.NEEDS_RULING and "code that none of P's examples" in edge.doubt
+    rule_witness(store, edge.id, "necessary", "the analyst reads P as requiring it", author="ana")
+    assert store.get_verdict(run_id, "tri-bad").verdict == Verdict.REFUTED
 
 
 def test_frontier_input_the_reference_answers_by_accident_refutes_nothing(audited):
@@ -186,7 +193,7 @@ def test_task_analysis_keeps_the_frontier_rule(analysed):
     assert verdicts["factor-none"] == Verdict.SOUND and verdicts["factor-ok"] == Verdict.SOUND
     assert not any("biggest_factor(1)" in w.code or "biggest_factor(0)" in w.code
                    for w in _validated(store, run_id, "Edge/1"))
-    assert verdicts["tri-bad"] == Verdict.REFUTED and verdicts["tri-ok"] == Verdict.SOUND
+    assert verdicts["tri-bad"] == Verdict.UNAUDITED and verdicts["tri-ok"] == Verdict.SOUND  # awaits a ruling
     assert verdicts["pf-one"] == Verdict.SOUND and verdicts["pf-ok"] == Verdict.SOUND
     assert not any("prime_factors(1)" in w.code or "prime_factors(0)" in w.code
                    for w in _validated(store, run_id, "Edge/4"))

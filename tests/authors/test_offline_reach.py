@@ -93,7 +93,10 @@ def audited(tmp_path_factory):
     (root / "trials.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     store = Store(root.parent / "testjack.db")
     run_id = import_path(store, root).run_id
-    assert Audit(store, run_id, AuditOptions(mode="per-trial", author="offline", workers=2, evidence=False)).execute() == "done"
+    # reach, not A.2: with one right and one wrong trial per task one trial decides rho's majority
+    # (needs ruling by default), so these tests ask for A.2's letter to see what refutes
+    options = AuditOptions(mode="per-trial", author="offline", workers=2, evidence=False, few_trials="ambiguous")
+    assert Audit(store, run_id, options).execute() == "done"
     return store, run_id
 
 
@@ -107,7 +110,9 @@ def test_verdicts(audited):
     verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
     assert verdicts == {
         "evens-right": Verdict.SOUND, "evens-short": Verdict.REFUTED,
-        "span-right": Verdict.SOUND, "span-unordered": Verdict.REFUTED,
+        # Span(2, 0) is below P's and T0's inputs, answered by the reference's own swap: the
+        # analyst rules whether P asks for it (it does, in words the offline author cannot read)
+        "span-right": Verdict.SOUND, "span-unordered": Verdict.UNAUDITED,
         "scale-right": Verdict.SOUND, "scale-masked": Verdict.SOUND, "scale-wrong": Verdict.REFUTED,
     }
 

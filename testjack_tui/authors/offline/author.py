@@ -28,6 +28,7 @@ from testjack_tui.authors.offline import amplify
 from testjack_tui.authors.offline.boundary import on_boundary
 from testjack_tui.authors.offline.bounds import Domain, below_floor, empty_input, frontier_args, seed_floors
 from testjack_tui.authors.offline.calls import CallArgs, literal_ok, seed_number
+from testjack_tui.authors.offline.comparison import Comparison
 from testjack_tui.authors.offline.examples import Example
 from testjack_tui.authors.offline.inputs import plan_inputs
 from testjack_tui.authors.offline.mutation import mutations
@@ -93,7 +94,8 @@ class OfflineAuthor:
                 key = call_key(name, args.source())
                 if key in t0 or key in known:
                     continue  # T0 already checks it, or a witness does
-                spec = Spec(name, access, args.source(), ex.expected, ex.raises, "prompt")
+                spec = Spec(name, access, args.source(), ex.expected, ex.raises, "prompt",
+                            compare=view.comparison(name))
                 out.append(self._candidate(spec, target, RequirementKind.EXPLICIT))
                 known.add(key)
         if self.amplify:
@@ -168,6 +170,7 @@ class OfflineAuthor:
             kept = amplify.picks(seed_out, mut_out, parent, view.prompt, stated_paths, cap=self.per_function)
             taken = {p.call.key for p in kept}
             picks = [(p.call, p.outcome, _why(p)) for p in kept]  # (call, result, why) per pick
+            ghosts = {p.call.key for p in kept if p.rule == "ghost"}
             stress = stress_inputs(seeds, mut_out, taken)
             # a size-scaled input also states the reference's result: a trial that stops there
             # (a RecursionError) or answers otherwise gives a wrong answer, which the timing
@@ -182,7 +185,8 @@ class OfflineAuthor:
                     continue
                 spec = Spec(target.name, access, call.source(), res.repr if res.returned else None,
                             res.type_name if res.raised else None, "amplified", why,
-                            patience=WITNESS_DEADLINE_S, shape=res.shape)
+                            patience=WITNESS_DEADLINE_S, shape=res.shape, compare=view.comparison(target.name),
+                            doubt=REFERENCE_PATH if call.key in ghosts and not view.stated(target.name, call) else "")
                 kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
                 out.append(self._candidate(spec, target, kind))
             emptied = _emptied(accidents, floors_of[target.name])
@@ -255,6 +259,7 @@ class OfflineAuthor:
             arcs = outs["reference"][i].arcs
             stated_paths.setdefault(meta[i][0].name, set()).update(arcs or ())
         found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]] = {}
+        special: set[str] = set()  # frontier inputs the reference answers by a path of its own
         crashed: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}  # on an empty frontier input
         slow: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}
         timeouts: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}
@@ -270,6 +275,8 @@ class OfflineAuthor:
                 continue
             if rounding_only(ref, mine):
                 continue  # a float's rounding of a huge integer, on a number only mutation made
+            if _judged_alike(view.comparison(target.name), ref, mine):
+                continue  # T0 would count the trial's answer as the reference's (truth, order, tolerance)
             # the reference's own path can speak for one argument below what P and T0 pass, not
             # for two at once: f(0, -1) may take a branch written for 0 before the -1 is ever read
             if i in frontier and (frontier_args(call, floors_of[target.name]) > 1
@@ -277,6 +284,8 @@ class OfflineAuthor:
                 if ref.returned and mine.raised and empty_input(call, floors_of[target.name]):
                     _keep_smallest(crashed, target.name, (call, ref, mine))  # no answer at all
                 continue
+            if i in frontier:
+                special.add(call.key)  # the reference's own path for an input below P's and T0's
             found.setdefault(target.name, []).append((call, ref, mine))
         ctx.findings += _helper_findings(ctx, {h.name: found.pop(h.name, []) for h in helpers}, callers)
         _drop_ties(ctx, found, accesses, imports)
@@ -296,7 +305,8 @@ class OfflineAuthor:
         for target in (t for t in targets if t.name in accesses):
             chosen = self._fewest(view, target.name, found.get(target.name, []), known, shown, twins)
             for call, ref, mine in chosen:
-                out.append(self._divergence_candidate(view, target, accesses[target.name], call, ref, mine))
+                doubt = REFERENCE_PATH if call.key in special else ""
+                out.append(self._divergence_candidate(view, target, accesses[target.name], call, ref, mine, doubt))
             if target.name in crashed and not target.private:
                 call, ref, _ = crashed[target.name]
                 if call_key(target.name, call.source()) not in known:
@@ -337,7 +347,7 @@ class OfflineAuthor:
 
     def _divergence_candidate(
         self, view: TaskView, target: Target, access: Access, call: CallArgs, ref: Outcome,
-        mine: Outcome | None = None,
+        mine: Outcome | None = None, doubt: str = "",
     ) -> Candidate:
         expected = ref.repr if ref.returned else None
         raises = ref.type_name if ref.raised else None
@@ -346,7 +356,8 @@ class OfflineAuthor:
             None,
         )
         if stated_example is not None:
-            spec = Spec(target.name, access, call.source(), stated_example.expected, stated_example.raises, "prompt")
+            spec = Spec(target.name, access, call.source(), stated_example.expected, stated_example.raises, "prompt",
+                        compare=view.comparison(target.name))
         elif mine is not None and mine.status == "timeout":
             spec = Spec(target.name, access, call.source(), expected, raises, "probe",
                         "The trial does not answer in time for this input; the reference answers at once.",
@@ -354,7 +365,7 @@ class OfflineAuthor:
         else:
             spec = Spec(target.name, access, call.source(), expected, raises, "probe",
                         "The trial gives a different result for this input.", patience=WITNESS_DEADLINE_S,
-                        shape=ref.shape)
+                        shape=ref.shape, compare=view.comparison(target.name), doubt=doubt)
         # P's own words decide a timing witness where P asks for speed: the limit is stated
         explicit = view.stated(target.name, call) or (spec.deadline is not None and states_time_bound(view.prompt))
         kind = RequirementKind.EXPLICIT if explicit else RequirementKind.IMPLICIT
@@ -394,7 +405,7 @@ class OfflineAuthor:
             "amplified": "An official test's input with one literal changed; the reference gives the expectation.",
             "probe": "A differential probe found that the trial and the reference disagree here.",
         }[spec.source]
-        return Candidate(requirement=requirement_text(spec), kind=kind, code=code, note=note)
+        return Candidate(requirement=requirement_text(spec), kind=kind, code=code, note=note, doubt=spec.doubts)
 
 
 def _callers(ctx: AuthorContext, helpers: list[Target], view: TaskView) -> dict[str, list[Target]]:
@@ -476,6 +487,20 @@ def _answers_spec(target: Target, access: Access, call: CallArgs, ref: Outcome, 
 
 
 _CHANGED = "The input is one of T0's inputs with one literal changed"
+# A.1 trusts the reference where P and T0 speak; on an input they never show, answered by code of
+# the reference that none of their inputs run, its answer may be its author's choice, not P's
+REFERENCE_PATH = ("the reference answers this input by code that none of P's examples or T0's inputs run: "
+                  "its answer may be the reference's own choice rather than P's requirement")
+
+
+def _judged_alike(compare: Comparison, ref: Outcome, mine: Outcome) -> bool:
+    """Whether T0's way of comparing this function's answers would take the trial's for the reference's."""
+    if not (ref.returned and mine.returned) or ref.shape or mine.shape:
+        return False
+    ok_r, expected = ref.value()
+    ok_t, actual = mine.value()
+    return ok_r and ok_t and compare.for_answer(expected) not in ("", "equal", "unread") \
+        and compare.agrees(expected, actual)
 
 
 def _why(pick: amplify.Pick) -> str:

@@ -14,6 +14,7 @@ from functools import cached_property
 
 from testjack_tui.authors.base import AuthorContext
 from testjack_tui.authors.offline.calls import CallArgs, aliases_in_tests, calls_in_source
+from testjack_tui.authors.offline.comparison import Comparison, t0_comparison
 from testjack_tui.authors.offline.examples import Example, extract_examples, prompt_mentions
 from testjack_tui.authors.offline.probe import REPR_KEY
 from testjack_tui.authors.offline.signatures import Access, Target, access_for, changed_functions, test_files
@@ -40,6 +41,7 @@ class TaskView:
     targets: dict[str, Target] = field(default_factory=dict)
     test_sources: list[str] = field(default_factory=list)
     examples: list[Example] = field(default_factory=list)
+    _comparisons: dict[str, Comparison] = field(default_factory=dict)
 
     @classmethod
     def of(cls, ctx: AuthorContext) -> "TaskView":
@@ -102,6 +104,14 @@ class TaskView:
         for source in self.test_sources:
             out += calls_in_source(source, attr, aliases_in_tests(source, attr))
         return out
+
+    def comparison(self, name: str) -> Comparison:
+        """How T0 compares the answers of ``name`` (its witnesses compare no more strictly)."""
+        if name not in self._comparisons:
+            attr = name.rsplit(".", 1)[-1]
+            names = {attr, *(a for source in self.test_sources for a in aliases_in_tests(source, attr))}
+            self._comparisons[name] = t0_comparison(self.test_sources, names)
+        return self._comparisons[name]
 
     def examples_of(self, name: str) -> list[tuple[Example, CallArgs]]:
         out = []

@@ -15,6 +15,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from testjack_tui.authors.offline.comparison import Comparison
 from testjack_tui.authors.offline.probe import ITEMS, REPR_KEY
 from testjack_tui.authors.offline.signatures import Access, safe_identifier
 
@@ -40,6 +41,16 @@ class Spec:
     # any answer will do (the reference's value on this input is an accident P does not pin down):
     # only an exception fails it, and, as with ``patience``, no answer in time skips it
     answers_only: bool = False
+    compare: Comparison = Comparison()  # how T0 compares this function's answers: no more strictly here
+    doubt: str = ""  # why the expectation may not bind a trial (see ``Witness.doubt``)
+
+    @property
+    def doubts(self) -> str:
+        """Why this witness can at most need a ruling; "" when nothing casts doubt on it."""
+        reasons = [self.doubt]
+        if not (self.raises or self.deadline or self.answers_only):
+            reasons.append(self.compare.doubt(_literal(self.expected or "None")))
+        return "; ".join(r for r in reasons if r)
 
     @property
     def call(self) -> str:
@@ -149,7 +160,7 @@ def render(spec: Spec) -> str:
         needs_pytest = any(expectation(value)[1] for _, value in checks)
     elif not spec.raises and not spec.deadline and not spec.answers_only:
         rhs, approx = expectation(spec.expected or "None")
-        needs_pytest = needs_pytest or approx
+        needs_pytest = needs_pytest or approx or spec.compare.kind == "close" and _is_number(spec.expected or "")
     patient = bool(spec.patience) and not spec.deadline
     imports = (["import itertools"] if spec.shape == "items" else [])
     needs_pytest = needs_pytest or patient  # a patient witness skips when no answer comes in time
@@ -175,8 +186,41 @@ def render(spec: Spec) -> str:
         lines.append(f"    obj = {call}")
         lines += [f"    assert {read} == {expectation(value)[0]}" for read, value in checks]
     else:
-        lines.append(f"    assert {call} == {rhs}")
+        lines.append("    " + _judged(call, spec.expected or "None", rhs, spec.compare))
     return "\n".join(lines) + "\n"
+
+
+def _judged(call: str, expected: str, rhs: str, compare: Comparison) -> str:
+    """The assertion of a result, compared as T0 compares this function's answers."""
+    kind = compare.for_answer(_literal(expected))
+    if kind == "truth":
+        return (f"assert {call}  # T0 asks only for a true value here" if _truthy(expected)
+                else f"assert not {call}  # T0 asks only for a false value here")
+    if kind == "none":
+        return f"assert {call} is {'' if _literal(expected) is None else 'not '}None  # T0 asks only for (no) answer"
+    if kind in ("set", "unordered"):
+        wrap = "set" if kind == "set" else "sorted"
+        return f"assert {wrap}({call}) == {wrap}({expected})  # T0 compares these answers as {kind}"
+    if kind == "close" and rhs.startswith("pytest.approx(") or kind == "close" and _is_number(expected):
+        tol = ", ".join(f"{k}={v!r}" for k, v in (("rel", compare.rel), ("abs", compare.abs)) if v is not None)
+        return f"assert {call} == pytest.approx({expected}{', ' + tol if tol else ''})  # T0's tolerance"
+    return f"assert {call} == {rhs}"
+
+
+def _literal(expected: str) -> object:
+    try:
+        return ast.literal_eval(expected)
+    except (ValueError, SyntaxError):
+        return expected
+
+
+def _truthy(expected: str) -> bool:
+    return bool(_literal(expected))
+
+
+def _is_number(expected: str) -> bool:
+    value = _literal(expected)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 # A deadline inside the test itself: a trial that never returns fails this one test in time,

@@ -1,11 +1,12 @@
 """The offline author at the edges of a task's inputs: frontier integers and trials that never answer.
 
-Three small HumanEval-style tasks, each with a correct sample and a defective one (so a witness
-the defective sample fails has rho = 1/2 and refutes it):
+Small HumanEval-style tasks, each with a correct sample and a defective one (so a witness the
+defective sample fails has rho = 1/2, which one trial decides: it needs the analyst's ruling):
 
 - ``triangle(n)``: the reference has a branch written for ``n == 0`` that T0 never runs; the
-  defective sample rejects 0. ``triangle(0)`` is below every integer P and T0 pass, but the
-  reference handles it on purpose, so the author writes the witness and it refutes.
+  defective sample rejects 0. ``triangle(0)`` is below every integer P and T0 pass, and the
+  reference handles it on purpose, so the author writes the witness; whether P asks for the
+  reference's answer there is the analyst's call (a doubt of its own), and a ruling refutes.
 - ``biggest_factor(n)``: for ``n == 1`` the reference's loop falls through to ``return 1``, the
   same path T0's ``biggest_factor(3)`` takes; the defective sample returns ``None`` there. Nothing
   in P or the reference makes 1 a case of its own, so no witness may refute on it.

@@ -210,7 +210,7 @@ def test_a_trial_whose_recomputed_t0_times_out_is_not_reproduced_never_sound(tas
     assert store.summary(run_id).not_reproduced == 1
 
 
-def test_with_two_passing_trials_a_witness_both_fail_refutes_unless_the_run_says_ambiguous(task_store):
+def test_with_two_passing_trials_a_witness_both_fail_is_a_prompt_defect_unless_the_run_says_refute(task_store):
     from testjack_tui.audit.verdicts import FEW_TRIALS_STEP
 
     store, run_id = task_store
@@ -221,11 +221,26 @@ def test_with_two_passing_trials_a_witness_both_fail_refutes_unless_the_run_says
     w.requirement_kind = RequirementKind.IMPLICIT
     store.put_witness(w)
     verdicts = recompute_task(store, task)
-    assert verdicts["s0"].verdict == verdicts["s1"].verdict == Verdict.REFUTED  # the default: refute
-    store.mark_step(run_id, FEW_TRIALS_STEP, "ambiguous")
-    verdicts = recompute_task(store, task)
+    # the default: both fail it, and without either one the other still does: A.2's prompt defect
     assert verdicts["s0"].verdict == verdicts["s1"].verdict == Verdict.SOUND
     assert str(store.get_witness(w.id).classification) == "ambiguous"
+    store.mark_step(run_id, FEW_TRIALS_STEP, "refute")  # the opt-in refutes with few trials
+    verdicts = recompute_task(store, task)
+    assert verdicts["s0"].verdict == verdicts["s1"].verdict == Verdict.REFUTED
+
+
+def test_with_two_passing_trials_a_witness_one_fails_awaits_a_ruling(task_store):
+    store, run_id = task_store
+    for t in ("s2", "s3"):
+        store.set_trial_official(run_id, t, Official.FAILED)
+    task = store.get_task(run_id, "Dom/0")
+    w = _witness(store, run_id, "[1, 2, 3], 0", failing={"s0"})
+    w.requirement_kind = RequirementKind.IMPLICIT
+    store.put_witness(w)
+    verdicts = recompute_task(store, task)
+    assert verdicts["s0"].verdict == Verdict.UNAUDITED and "awaits a ruling" in verdicts["s0"].rule
+    assert verdicts["s1"].verdict == Verdict.SOUND
+    assert str(store.get_witness(w.id).classification) == "needs_ruling"
 
 
 def test_a_list_of_any_admits_every_element_a_bare_list_only_what_the_inputs_show():

@@ -391,14 +391,15 @@ _PRECONDITION = re.compile(
     r"(?:is|are|be) (?:always|never)|you (?:can|may) (?:safely )?(?:assume|expect)|it is known|"
     r"constraints?|preconditions?)\b", re.I)
 # ... and words that constrain a value (its length, range, format, order, ...), read only before
-# any word about the result or the task itself (return, find, check whether, ...)
+# any word about the result or the task itself (return, find, check whether, ...); "only when" and
+# "only if" state a condition of the behaviour, not of the inputs
 _CONSTRAINING = re.compile(
     r"\b(?:lengths?|long|size|range|ranges|format|formatted|of the form|in the form|pattern|valid|invalid|"
     r"(?:less|more|greater|smaller|larger|bigger|lower|higher|fewer) than|at (?:most|least)|"
     r"no (?:more|less|greater|fewer) than|between|equal to|equals?|exceed(?:s|ing)?|up to|within|bounded|"
     r"limit(?:s|ed)?|inclusive|exclusive|(?:strictly )?positive|negative|non-?negative|non-?positive|"
     r"non-?zero|natural numbers?|sorted|ascending|descending|increasing|decreasing|unique|distinct|"
-    r"duplicates?|once|exactly|only|non-?empty|empty|consists?|consisting|composed|made up|"
+    r"duplicates?|once|exactly|only(?! (?:when|if)\b)|non-?empty|empty|consists?|consisting|composed|made up|"
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)[- ](?:digits?|characters?|letters?|elements?|items?))\b"
     r"|<=|>=|≤|≥|(?<![-=<>])[<>](?![-=<>])|\[\s*-?\w+\s*,\s*-?[\w*+^ -]+\]", re.I)
 # the sentence must be about the inputs: it names a parameter or one of these

@@ -111,6 +111,8 @@ def test_every_constraining_sentence_read_leaves_nothing_unread(tmp_path):
     ("This is harder than it looks.", False),
     # what the function does on an input puts that input in the domain
     ("An empty left gives 0, and an n below 1 raises ValueError.", False),
+    ("A zero in left counts, but only when it comes before n.", False),
+    ("left holds only whole numbers.", True),
 ])
 def test_which_sentences_constrain_the_inputs(sentence, constrains):
     params = {"left": Param("left", {"list"}), "n": Param("n", {"int"})}

@@ -262,7 +262,8 @@ class Constraint:
     """One thing the task's input domain requires of a call, with the sentence of P it came from.
 
     ``kind`` names the check (``range``, ``relation``, ``non_empty``, ``length``, ``equal_length``,
-    ``charset``, ``vocabulary``, ``format``, ``at_least_one``, ``sorted``, ``type``); ``check`` holds its
+    ``charset``, ``vocabulary``, ``format``, ``at_least_one``, ``sorted``, ``type``, ``unread``: a
+    sentence of P about the inputs no reader understood); ``check`` holds its
     machine form (see ``testjack_tui.domain``). ``source`` is P's sentence, or where an observed
     constraint was seen ("P's examples and T0's inputs").
     """

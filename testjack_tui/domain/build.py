@@ -19,9 +19,9 @@ from testjack_tui.authors.offline.inputs import resolve_annotation
 from testjack_tui.authors.offline.signatures import Target, changed_functions, test_files
 from testjack_tui.domain.checks import bind, holds
 from testjack_tui.domain.observed import (
-    ANY, alphabet, annotation_model, equal_lengths, merge, shape_model, trimmed, vocabulary,
+    ANY, alphabet, annotation_model, envelope, equal_lengths, merge, shape_model, trimmed, vocabulary,
 )
-from testjack_tui.domain.stated import Found, Param, stated_constraints
+from testjack_tui.domain.stated import Found, Param, stated_constraints, unread_sentences
 from testjack_tui.model import Constraint, Task
 
 OBSERVED = "P's examples and T0's inputs"
@@ -149,11 +149,36 @@ def build_domain(task: Task, read_file: ReadFile) -> list[Constraint]:
         params = {p.name: Param(p.name, _kinds(p.annotation, [b[p.name] for b in bound if p.name in b]))
                   for p in target.params}
         stated = stated_constraints(task.prompt, params)
+        read: set[str] = set()
         for found, is_stated in [*((f, True) for f in stated), *((f, False) for f in _observed(name, target, seeds))]:
             if not _consistent(found, signature, seeds):
                 continue
+            if is_stated:
+                read.add(found.sentence)
             digest = hashlib.sha256(f"{task.id}\0{name}\0{found.kind}\0{found.text}".encode()).hexdigest()[:8]
             check = dict(found.check, function=name.rsplit(".", 1)[-1], signature=signature)
             out.append(Constraint(id=f"c-{digest}", kind=found.kind, text=found.text, source=found.sentence[:400],
                                   params=found.params, check=check, stated=is_stated))
+        out += _unread(task, name, signature, unread_sentences(task.prompt, params, read), bound)
+    return out
+
+
+UNREAD = "unread"
+
+
+def _unread(task: Task, name: str, signature: list[str], unread: list[str], bound: list[dict[str, Any]]) -> list[Constraint]:
+    """One ``unread`` constraint per sentence of P that constrains the inputs in words no reader
+    understood (a misread one, dropped above, counts as unread too). It rules nothing out; it
+    carries the envelope of each parameter's inputs, beyond which a call is unplaced."""
+    if not unread:
+        return []
+    envelopes = {p: envelope([b[p] for b in bound if p in b]) for p in signature}
+    out: list[Constraint] = []
+    for sentence in unread:
+        digest = hashlib.sha256(f"{task.id}\0{name}\0{UNREAD}\0{sentence}".encode()).hexdigest()[:8]
+        check = {"op": UNREAD, "kind": UNREAD, "function": name.rsplit(".", 1)[-1], "signature": signature,
+                 "envelopes": envelopes}
+        out.append(Constraint(id=f"c-{digest}", kind=UNREAD, text=sentence[:400], source=sentence[:400],
+                              params=[p for p in signature if re.search(rf"(?<![\w.]){re.escape(p)}(?!\w)", sentence)],
+                              check=check, stated=True))
     return out

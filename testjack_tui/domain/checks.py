@@ -9,7 +9,10 @@ A constraint's ``check`` is plain data (it is stored as JSON on the task), read 
   string in a list) is in one of the classes (``lower``, ``upper``, ``alpha``, ``digit``,
   ``space``) or among ``chars``;
 - ``regex``: ``{"param", "pattern"}`` matched in full; ``sorted``: ``{"param"}`` non-decreasing;
-- ``shape``: ``{"param", "shapes"}``: the value's type shape is one of those seen (see ``shapes``).
+- ``shape``: ``{"param", "shapes"}``: the value's type shape is one of those seen (see ``shapes``);
+- ``unread``: ``{"envelopes"}``: a sentence of P that constrains inputs in words no reader
+  understood; ``holds`` never answers for it (None), ``grounding`` places a call beyond the
+  envelopes of the inputs P and T0 show as unplaced (``observed.beyond``).
 
 ``holds`` answers True, False, or None when the value is not of a kind the check speaks about
 (a ``compare`` on a string): a constraint that does not apply says nothing either way.
@@ -85,12 +88,15 @@ _CLASSES = {
 }
 
 
-def char_classes(text: str) -> set[str]:
-    """The classes (``alpha``, ``digit``, ``space``) and the other characters a string is made of."""
+def char_classes(text: str, case: bool = False) -> set[str]:
+    """The classes (``alpha``, ``digit``, ``space``) and the other characters a string is made of.
+
+    ``case``: letters count as ``lower`` or ``upper`` instead of ``alpha``.
+    """
     out: set[str] = set()
     for ch in text:
         if ch.isalpha() and ch.isascii():
-            out.add("alpha")
+            out.add(("lower" if ch.islower() else "upper") if case else "alpha")
         elif ch.isdigit() and ch.isascii():
             out.add("digit")
         elif ch == " ":
@@ -253,4 +259,8 @@ def holds(check: dict[str, Any], args: Bound) -> bool | None:
         if check["param"] not in args:
             return None
         return shape_fits(args[check["param"]], check["shapes"])
+    if op == "unread":
+        # a sentence of P no reader understood: it never rules a call out (grounding.py makes a
+        # call beyond the inputs P and T0 show unplaced instead)
+        return None
     return None

@@ -6,6 +6,10 @@ analyst has ruled wrong). One broken constraint puts the witness outside the dom
 function P states constraints for, called with arguments that are not literals (built by code),
 cannot be placed.
 Either way the witness never refutes: TestJack never refutes on an input the prompt rules out.
+
+A function with an ``unread`` constraint (a sentence of P that constrains inputs in words no
+reader understood) places a literal call only inside the envelope of the inputs P's examples and
+T0 pass (``observed.beyond``): a call beyond it is unplaced, since the sentence may rule it out.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 from testjack_tui.authors.offline.calls import CallArgs
 from testjack_tui.domain.checks import bind, holds
+from testjack_tui.domain.observed import beyond
 from testjack_tui.model import Constraint, Grounding
 
 
@@ -40,6 +45,20 @@ def admits(domain: list[Constraint], function: str, call: CallArgs) -> bool:
         if c.check.get("function") == function and holds(c.check, bind(c.check.get("signature", []), call)) is False:
             return False
     return True
+
+
+def unread_beyond(constraints: list[Constraint], call: CallArgs) -> str | None:
+    """Why a literal call goes beyond the inputs P and T0 show, for a function with an unread
+    sentence among ``constraints`` ("x: ..."); None: no unread sentence, or inside the envelope."""
+    unread = next((c for c in constraints if c.check.get("op") == "unread"), None)
+    if unread is None:
+        return None
+    envelopes = unread.check.get("envelopes", {})
+    for name, value in bind(unread.check.get("signature", []), call).items():
+        why = beyond(value, envelopes.get(name, {}))
+        if why:
+            return f"{name}: {why}"
+    return None
 
 
 def ground(code: str, domain: list[Constraint], ruled_wrong: set[str] = frozenset()) -> tuple[Grounding, list[str], list[str]]:
@@ -69,7 +88,10 @@ def ground(code: str, domain: list[Constraint], ruled_wrong: set[str] = frozense
             # alone (types, alphabets) is called with built values in repository tests all the time
             unplaced = unplaced or any(c.stated for c in by_function[_called(node)])
             continue
-        placed = True
+        if unread_beyond(by_function[_called(node)], call):
+            unplaced = True  # P may rule it out in a sentence no reader understood
+        else:
+            placed = True
         for c in by_function[_called(node)]:
             args: dict[str, Any] = bind(c.check.get("signature", []), call)
             answer = holds(c.check, args)

@@ -17,6 +17,9 @@ of moves, of number names) has a closed vocabulary: its inputs never show a word
 the reference's answer on such a word is an accident of its parsing, not something P asks for.
 A vocabulary is closed only when its words recur (many more uses than words), so free text, where
 nearly every word is new, never has one.
+
+A parameter's *envelope* (``envelope``) is what its inputs span: shapes, magnitudes, lengths, signs,
+empties and characters. A task with an unread sentence of P places no call beyond it (``beyond``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-from testjack_tui.domain.checks import char_classes
+from testjack_tui.domain.checks import char_classes, shape_fits
 
 ANY = None  # a model that admits every value
 MIN_STRINGS = 2  # fewer non-empty seed strings than this say nothing about the alphabet
@@ -176,3 +179,100 @@ def equal_lengths(pairs: list[tuple[Any, Any]]) -> bool:
     if len(sized) < MIN_PAIRS or len(sized) != len(pairs):
         return False
     return all(len(a) == len(b) for a, b in sized) and len({len(a) for a, _ in sized}) >= 2
+
+
+def envelope(values: list[Any]) -> dict[str, Any]:
+    """What the inputs P and T0 pass to one parameter span (plain data, stored as JSON).
+
+    ``shapes`` (the types and nesting, ``shape_model``), the largest magnitude of any number in
+    them and whether a negative or a zero is among those numbers, the longest string and the
+    longest sequence (list, tuple, set or dict) at any depth, whether an empty string or an empty
+    sequence is among them, and the character classes of every string (``char_classes`` with the
+    case of letters told apart). ``seen`` False: no input passes the parameter at all.
+    """
+    out: dict[str, Any] = {"seen": bool(values), "shapes": shape_model(values) if values else ANY,
+                           "max_abs": None, "negative": False, "zero": False, "max_str": None,
+                           "max_seq": None, "empty": [], "chars": []}
+    chars: set[str] = set()
+    empty: set[str] = set()
+
+    def top(key: str, v: float) -> None:
+        out[key] = v if out[key] is None else max(out[key], v)
+
+    def walk(v: Any, depth: int) -> None:
+        if depth > 4:
+            return
+        if isinstance(v, bool) or v is None:
+            return
+        if isinstance(v, (int, float)):
+            if v == v and abs(v) != float("inf"):  # nan and infinities: no magnitude to speak of
+                top("max_abs", abs(v))
+            out["negative"] = out["negative"] or v < 0
+            out["zero"] = out["zero"] or v == 0
+        elif isinstance(v, str):
+            top("max_str", len(v))
+            chars.update(char_classes(v, case=True))
+            if not v:
+                empty.add("str")
+        elif isinstance(v, (list, tuple, set, dict)):
+            top("max_seq", len(v))
+            if not v:
+                empty.add("seq")
+            for x in (list(v.keys()) + list(v.values()) if isinstance(v, dict) else v):
+                walk(x, depth + 1)
+
+    for v in values:
+        walk(v, 0)
+    out["chars"], out["empty"] = sorted(chars), sorted(empty)
+    return out
+
+
+def beyond(value: Any, env: dict[str, Any]) -> str | None:
+    """How ``value`` goes beyond an ``envelope`` (a reason in words), or None when it stays inside.
+
+    Beyond: a parameter no input passes, a type or nesting not seen, a number larger in magnitude
+    than any seen (or not finite), a negative where none is seen, a zero where every number seen
+    is positive, a string or a sequence longer than any seen, an empty one where none is seen, a
+    character of a class (lower, upper, digit, space, or the character itself) no string shows.
+    """
+    if not env.get("seen"):
+        return "no input P or T0 shows passes this parameter"
+    shapes = env.get("shapes")
+    if shapes is not ANY and not shape_fits(value, shapes):
+        return "a type or nesting its inputs never have"
+    chars = set(env.get("chars", []))
+    empty = set(env.get("empty", []))
+
+    def walk(v: Any, depth: int) -> str | None:
+        if depth > 4:
+            return "nested deeper than its inputs"
+        if isinstance(v, bool) or v is None:
+            return None
+        if isinstance(v, (int, float)):
+            if v != v or abs(v) == float("inf") or env.get("max_abs") is None or abs(v) > env["max_abs"]:
+                return f"{v!r} is larger in magnitude than any number its inputs hold"
+            if v < 0 and not env.get("negative"):
+                return f"{v!r} is negative where its inputs hold no negative number"
+            if v == 0 and not env.get("zero") and not env.get("negative"):
+                return "a zero where every number its inputs hold is positive"
+            return None
+        if isinstance(v, str):
+            if env.get("max_str") is None or len(v) > env["max_str"]:
+                return f"a string of length {len(v)}, longer than any its inputs hold"
+            if not v and "str" not in empty:
+                return "an empty string where its inputs hold none"
+            extra = char_classes(v, case=True) - chars
+            return f"characters its inputs never show ({', '.join(sorted(extra))})" if extra else None
+        if isinstance(v, (list, tuple, set, dict)):
+            if env.get("max_seq") is None or len(v) > env["max_seq"]:
+                return f"a sequence of length {len(v)}, longer than any its inputs hold"
+            if not v and "seq" not in empty:
+                return "an empty sequence where its inputs hold none"
+            for x in (list(v.keys()) + list(v.values()) if isinstance(v, dict) else v):
+                why = walk(x, depth + 1)
+                if why:
+                    return why
+            return None
+        return "a value of a kind its inputs never have"
+
+    return walk(value, 0)

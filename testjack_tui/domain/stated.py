@@ -16,6 +16,10 @@ A sentence about what the function returns is not about its inputs: a phrase tha
 and their constraint phrases few; every constraint is then checked against P's examples and T0's
 inputs (``build.py``), and one they break is dropped, so a misreading costs recall, never a
 false refutation.
+
+A sentence that constrains the inputs (``constrains_inputs``) but that no reader turns into a
+constraint is *unread* (``unread_sentences``; ``build.py`` keeps it as an ``unread`` constraint and
+``grounding.py`` places no call beyond the inputs P and T0 show for its function).
 """
 
 from __future__ import annotations
@@ -378,6 +382,83 @@ def _letter_case(sentence: str, params: dict[str, Param]) -> list[Found]:
 
 
 READERS = (_letter_case, _primes, _comparisons, _phrase_bounds, _signs, _sizes, _alphabets, _formats, _order, _balanced)
+
+
+# Unread sentences: a sentence that constrains the inputs in words no reader above understands.
+# Cues that say "this is a precondition" wherever they stand in the sentence ...
+_PRECONDITION = re.compile(
+    r"\b(?:assum(?:e|es|ed|ing)|guarantee[ds]?|given that|provided that|will (?:always|never|only)|"
+    r"(?:is|are|be) (?:always|never)|you (?:can|may) (?:safely )?(?:assume|expect)|it is known|"
+    r"constraints?|preconditions?)\b", re.I)
+# ... and words that constrain a value (its length, range, format, order, ...), read only before
+# any word about the result or the task itself (return, find, check whether, ...); "only when" and
+# "only if" state a condition of the behaviour, not of the inputs
+_CONSTRAINING = re.compile(
+    r"\b(?:lengths?|long|size|range|ranges|format|formatted|of the form|in the form|pattern|valid|invalid|"
+    r"(?:less|more|greater|smaller|larger|bigger|lower|higher|fewer) than|at (?:most|least)|"
+    r"no (?:more|less|greater|fewer) than|between|equal to|equals?|exceed(?:s|ing)?|up to|within|bounded|"
+    r"limit(?:s|ed)?|inclusive|exclusive|(?:strictly )?positive|negative|non-?negative|non-?positive|"
+    r"non-?zero|natural numbers?|sorted|ascending|descending|increasing|decreasing|unique|distinct|"
+    r"duplicates?|once|exactly|only(?! (?:when|if)\b)|non-?empty|empty|consists?|consisting|composed|made up|"
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)[- ](?:digits?|characters?|letters?|elements?|items?))\b"
+    r"|<=|>=|≤|≥|(?<![-=<>])[<>](?![-=<>])|\[\s*-?\w+\s*,\s*-?[\w*+^ -]+\]", re.I)
+# the sentence must be about the inputs: it names a parameter or one of these
+_INPUT_WORDS = re.compile(
+    r"\b(?:inputs?|given|arguments?|parameters?|params?|lists?|arrays?|strings?|numbers?|integers?|ints?|"
+    r"floats?|tuples?|dictionar(?:y|ies)|dicts?|matri(?:x|ces)|grids?|sequences?|words?|sentences?|texts?|"
+    r"characters?|digits?|values?|elements?|items?|entries|keys?|dates?|times?)\b", re.I)
+# the task's own verb: what follows it describes what to compute, not what the inputs are
+_TASK = re.compile(r"\b(?:if|whether|(?:check|find|count|compute|calculate|determine|sort|merge|remove|delete|"
+                   r"extract|apply|filter|insert|locate|pack|put|create|interleave|split|convert|replace|reverse|"
+                   r"rotate|add|multiply|sum|concatenate|join|flatten|print|identify|select|separate|group|"
+                   r"generate|build|make|search|match|move|shift|swap|toggle|encode|decode|compare)(?:s|es)?)\b",
+                   re.I)
+
+
+# a sentence that says what the function does on an input ("an empty list gives no chunks", "a size
+# below 1 raises ValueError") puts that input in the domain: it constrains nothing
+_BEHAVIOUR = re.compile(r"\b(?:raise[sd]?|raising|throws?|gives?|yields?|produces?|\w+Error|exceptions?|"
+                        r"(?:is|are) (?:treated|ignored|skipped|rejected)|counts? as)\b", re.I)
+
+
+def constrains_inputs(sentence: str, params: dict[str, Param], errors: bool = False) -> bool:
+    """Whether a sentence of P says something about the inputs a call may take (read or not).
+
+    A cue of a precondition ("assume", "guaranteed", "given that", "will always") counts wherever it
+    stands; a word that constrains a value ("less than", "at most", "between", "positive",
+    "sorted", "distinct", "valid", a length, a range, a format) counts only before any word about
+    the result (``_before_return``) and before the task's own verb ("check whether", "find",
+    "count"), where it describes what to compute, and only in a sentence that says nothing of what
+    the function does on such an input (``_BEHAVIOUR``: "gives", "raises ...Error") and in a P that
+    says nothing of errors (``errors``: P specifies what invalid inputs raise, so its formats and
+    ranges describe behaviour, not preconditions). Errs towards yes: a sentence counted here that
+    constrains nothing costs recall, one missed can cost a false refutation.
+    """
+    if re.match(r"(?:assert|print)\b|>>>", sentence):
+        return False
+    named = any(re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", sentence) for n in params)
+    if not named and not _INPUT_WORDS.search(sentence):
+        return False
+    if _PRECONDITION.search(sentence):
+        return True
+    if errors or _BEHAVIOUR.search(sentence):
+        return False
+    task = _TASK.search(sentence)
+    for m in _CONSTRAINING.finditer(sentence):
+        if _before_return(sentence, m.start()) and (task is None or task.start() > m.start()):
+            return True
+    return False
+
+
+def unread_sentences(prompt: str, params: dict[str, Param], read: set[str]) -> list[str]:
+    """The sentences of P that constrain the inputs (``constrains_inputs``) but are not in ``read``
+    (the sentences some reader took a constraint from that P's examples and T0's inputs keep)."""
+    out: list[str] = []
+    errors = bool(re.search(r"\b(?:raises?|raising|throws?)\b[^.;]{0,40}?(?:\w+Error|exception)\b", prompt, re.I))
+    for sentence in sentences(prompt):
+        if sentence not in read and sentence not in out and constrains_inputs(sentence, params, errors):
+            out.append(sentence)
+    return out
 
 
 def stated_constraints(prompt: str, params: dict[str, Param]) -> list[Found]:

@@ -35,6 +35,23 @@ def _witness_index(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {w["id"]: w for w in report["witnesses"]}
 
 
+UNREAD_NOTE = ("TestJack did not understand these sentences of P; inputs beyond the examples are not used to "
+               "refute (a witness whose call goes beyond the inputs P's examples and T0 pass is unplaced).")
+
+
+def _unread(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """(task id, its unread sentences of P, each once) for every task with one an analyst has not ruled wrong."""
+    out: list[tuple[str, list[str]]] = []
+    for t in report["tasks"]:
+        said: list[str] = []
+        for c in t.get("domain", []):
+            if c.get("kind") == "unread" and not c.get("ruled_wrong") and c["text"] not in said:
+                said.append(c["text"])
+        if said:
+            out.append((t["id"], said))
+    return out
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     run, s = report["run"], report["summary"]
     out: list[str] = [f"# TestJack audit: {run['name']}", ""]
@@ -126,6 +143,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         out.append("")
 
     outside = [w for w in report["witnesses"] if w.get("grounding") in ("outside_domain", "unplaced")]
+    unread = _unread(report)
+    unread_tasks = {t for t, _ in unread}
     if outside:
         domain = {c["id"]: c for t in report["tasks"] for c in t.get("domain", [])}
         out += ["## Witnesses outside the input domain (they refute nothing)", "",
@@ -135,7 +154,15 @@ def render_markdown(report: dict[str, Any]) -> str:
             broken = "; ".join(f"{domain[c]['text']} (P: \"{domain[c]['source']}\")" if c in domain else c
                                for c in w.get("breaks", []))
             out.append(f"- `{w['id']}` on task `{w['task']}`: {w['requirement']}: "
-                       + (f"breaks {broken}" if broken else "its input cannot be placed in the domain"))
+                       + (f"breaks {broken}" if broken else "its input cannot be placed in the domain"
+                          + (" (built by code, or beyond the inputs P and T0 show where P has an unread sentence)"
+                             if w["task"] in unread_tasks else "")))
+        out.append("")
+    if unread:
+        out += ["## Unread sentences of P", "", UNREAD_NOTE, ""]
+        for task_id, said in unread:
+            out.append(f"- task `{task_id}`:")
+            out += [f"  - unread: \"{x}\"" for x in said]
         out.append("")
     slow = [(t, e) for t in report["trials"] for e in t["evidence"] if e["kind"] == "slow"]
     if slow:
@@ -302,6 +329,13 @@ def render_html(report: dict[str, Any]) -> str:
             f"<code>{esc(u['rule'])}</code></li>"
             for u in report["needs_ruling"]
         ]
+        parts.append("</ul>")
+    unread = _unread(report)
+    if unread:
+        parts.append(f"<h2>Unread sentences of P</h2><p>{esc(UNREAD_NOTE)}</p><ul>")
+        for task_id, said in unread:
+            parts.append(f"<li>task <code>{esc(task_id)}</code><ul>"
+                         + "".join(f"<li><b>unread</b>: &ldquo;{esc(x)}&rdquo;</li>" for x in said) + "</ul></li>")
         parts.append("</ul>")
     parts.append(
         "<h2>Trials</h2><table><tr><th>trial</th><th>task</th><th>model</th><th>official</th>"

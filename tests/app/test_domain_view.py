@@ -214,3 +214,36 @@ async def test_slow_findings_show_in_the_evidence(demo_store):
         await pilot.press("enter")  # no line to jump to: the tab stays
         assert trial.query_one("#trial-tabs").active == "tab-evidence"
         assert Store(demo_store).get_verdict("demo", "c1").verdict == "refuted"  # slow never refutes, nor clears
+
+
+UNREAD_SENTENCE = "The pieces of `items` never outnumber the value of `size` plus two."
+
+
+async def test_an_unread_sentence_is_shown_and_places_what_goes_beyond_the_inputs(demo_store):
+    from testjack_tui.domain.observed import envelope
+
+    store = Store(demo_store)
+    for wid, call in CALLS.items():
+        w = store.get_witness(wid)
+        w.code = f"from listkit.chunk import chunk\n\n\ndef test_{wid.replace('-', '_')}():\n    {call}\n"
+        store.put_witness(w)
+    unread = Constraint(id="c-unread", kind="unread", text=UNREAD_SENTENCE, source=UNREAD_SENTENCE,
+                        params=["items", "size"], stated=True,
+                        check={"op": "unread", "kind": "unread", "function": "chunk", "signature": SIGNATURE,
+                               "envelopes": {"items": envelope([[1, 2, 3], [0, 1]]), "size": envelope([0, 2])}})
+    store.set_task_domain("demo", "chunk", [DOMAIN[0], unread])
+    recompute_run(store, "demo")
+    assert store.get_witness("w-shorter").grounding == Grounding.UNPLACED  # five items: longer than any seen
+    assert store.get_witness("w-explicit").grounding == Grounding.IN_DOMAIN
+    store.close()
+    app = TestJackApp(demo_store, run_id="demo")
+    async with app.run_test(size=(160, 45)) as pilot:
+        trial = await open_trial(pilot, "c1")
+        domain = trial.query_one("#domain", DataTable)
+        assert [cell(domain, i, "from") for i in range(2)] == ["stated", "unread"]
+        assert cell(domain, 1, "constraint") == UNREAD_SENTENCE
+        assert "1 stated, 0 observed, 1 unread" in text_of(trial.query_one("#domain-title", Static))
+        domain.focus()
+        await pilot.press("down")
+        detail = text_of(trial.query_one("#constraint-detail", Static))
+        assert detail.startswith("unread") and "did not understand this sentence of P" in detail

@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Static
 
 from testjack_tui.app.checklist import T0_MARKS, ChecklistRow, build_checklist
 from testjack_tui.app.screens.trial_data import TrialData
-from testjack_tui.app.widgets.domain import constraint_detail, domain_title, origin, ruling_text, shorten
+from testjack_tui.app.widgets.domain import constraint_detail, domain_title, is_unread, origin_text, ruling_text, shorten
 from testjack_tui.app.widgets.verdict import theme_text
 
 
@@ -88,7 +88,8 @@ class PromptTab:
         for c in domain:
             ruling = data.wrong.get(c.id)
             table.add_row(
-                Text(c.text, style="strike dim" if ruling else ""), ruling_text(self.app, ruling), origin(c), c.kind,
+                Text(c.text, style="strike dim" if ruling else "italic" if is_unread(c) else ""),
+                ruling_text(self.app, ruling), origin_text(self.app, c), c.kind,
                 ", ".join(broken.get(c.id, [])) or Text("none", style="dim"), shorten(c.source, 60),
                 key=c.id,
             )

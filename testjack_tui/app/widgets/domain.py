@@ -37,9 +37,23 @@ def grounding_text(app: App, grounding: str | None, short: bool = False) -> Text
     return theme_text(app, label, variable)
 
 
+UNREAD = "unread"
+
+
+def is_unread(c: Constraint) -> bool:
+    """A sentence of P that constrains inputs in words TestJack did not understand."""
+    return c.kind == UNREAD
+
+
 def origin(c: Constraint) -> str:
-    """``stated`` (a sentence of P says it) or ``observed`` (P's examples and T0's inputs show it)."""
-    return "stated" if c.stated else "observed"
+    """``stated`` (a sentence of P says it), ``observed`` (P's examples and T0's inputs show it), or
+    ``unread`` (a sentence of P about the inputs that no reader understood)."""
+    return UNREAD if is_unread(c) else "stated" if c.stated else "observed"
+
+
+def origin_text(app: App, c: Constraint) -> Text:
+    """The origin column: ``unread`` stands out (the theme's warning colour), the others are plain."""
+    return theme_text(app, UNREAD, "warning", bold=True) if is_unread(c) else Text(origin(c))
 
 
 def shorten(text: str, limit: int = 70) -> str:
@@ -57,8 +71,10 @@ def domain_title(domain: list[Constraint], wrong: dict[str, Ruling]) -> str:
     """The title over a task's domain table: how many constraints are stated, observed, ruled wrong."""
     title = "Input domain"
     if domain:
-        stated = sum(1 for c in domain if c.stated)
-        title += f": {stated} stated, {len(domain) - stated} observed"
+        unread = sum(1 for c in domain if is_unread(c))
+        stated = sum(1 for c in domain if c.stated and not is_unread(c))
+        title += f": {stated} stated, {len(domain) - stated - unread} observed"
+        title += f", {unread} unread (inputs beyond P's examples and T0's refute nothing)" if unread else ""
         title += f", {len(wrong)} ruled wrong" if wrong else ""
         title += " · C: rule wrong"
     return title
@@ -71,6 +87,11 @@ def constraint_detail(app: App, c: Constraint, ruling: Ruling | None, breakers: 
         (c.text, "bold strike" if ruling else "bold"), f"  {c.kind} · {c.id}",
         f"\n{where}",
     ]
+    if is_unread(c):
+        parts = [theme_text(app, "unread", "warning", bold=True), ": ", (c.text, "strike" if ruling else ""),
+                 f"  {c.id}\nTestJack did not understand this sentence of P. A witness whose call goes beyond the "
+                 "inputs P's examples and T0 pass (a larger number or a longer value, another type, a character, "
+                 "a sign or an empty value they never show) is unplaced and refutes nothing."]
     if c.params:
         parts.append(f"\nparameters: {', '.join(c.params)}")
     if breakers:
@@ -79,6 +100,8 @@ def constraint_detail(app: App, c: Constraint, ruling: Ruling | None, breakers: 
         parts += ["\n", ruling_text(app, ruling),
                   f" by {ruling.author} at {ruling.created_at}: {ruling.reason}",
                   "\nundo it in the rulings (ctrl+r, then u on the ruling)"]
+    elif is_unread(c):
+        parts.append("\nC rules it wrong (it constrains nothing): the task's witnesses are placed again without it")
     else:
         parts.append("\nC rules it wrong: the task's witnesses are placed again without it")
     return Text.assemble(*parts)
@@ -101,7 +124,8 @@ def grounding_line(app: App, w: Witness, texts: dict[str, str]) -> Text:
     if g == Grounding.UNPLACED.value:
         return Text.assemble(
             theme_text(app, "unplaced", "text-muted", bold=True),
-            ": its input cannot be checked against the domain (not a call with literal arguments). ",
+            ": its input cannot be checked against the domain (not a call with literal arguments, or one beyond "
+            "the inputs P and T0 show where P has an unread sentence). ",
             theme_text(app, "It refutes nothing.", "text-muted", bold=True),
         )
     if g == Grounding.IN_DOMAIN.value:

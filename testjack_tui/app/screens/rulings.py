@@ -218,7 +218,9 @@ class RulingsScreen(Screen):
         line.append(f": {', '.join(item.refutes)}" if item.refutes else "")
         if len(passing) != seen:
             line.append(f" (the task has {len(passing)})")
-        if item.newly is not None:
+        if w.grounding in (Grounding.OUTSIDE_DOMAIN, Grounding.UNPLACED):
+            line.append(" · its input is not placed in the task's domain: it refutes nothing, however ruled")
+        elif item.newly is not None:
             line.append(f" · ruled necessary it refutes {len(item.refutes)}, {len(item.newly)} of them "
                         "refuted by nothing else")
         detail.update(line)
@@ -246,10 +248,13 @@ class RulingsScreen(Screen):
                 self.notify("the queue is empty", severity="warning")
                 return
             chosen = [wid]
+        def unmark() -> None:
+            self.marked.difference_update(chosen)
+
         if len(chosen) == 1:
-            rule_with_form(self, self.run_id, chosen[0], value)
+            rule_with_form(self, self.run_id, chosen[0], value, after=unmark)
         else:
-            rule_many_with_form(self, self.run_id, chosen, value, after=lambda: self.marked.difference_update(chosen))
+            rule_many_with_form(self, self.run_id, chosen, value, after=unmark)
 
     def action_mark(self) -> None:
         wid = self.highlighted_witness()
@@ -323,8 +328,12 @@ def would_refute(app: Any, w: Witness, failing: list[str], counted: bool = False
     return ", ".join(failing) or "none"
 
 
-def rule_with_form(node: Any, run_id: str, witness_id: str, value: str) -> None:
-    """Ask for the reason, rule the witness, and let every screen re-read the verdicts."""
+def rule_with_form(node: Any, run_id: str, witness_id: str, value: str,
+                   after: Callable[[], None] | None = None) -> None:
+    """Ask for the reason, rule the witness, and let every screen re-read the verdicts.
+
+    ``after`` runs once the reason is given (the ruling is then on its way).
+    """
     from testjack_tui.app.screens.forms import ReasonForm
     from testjack_tui.audit.rulings import rule_witness
 
@@ -333,6 +342,8 @@ def rule_with_form(node: Any, run_id: str, witness_id: str, value: str) -> None:
     def chosen(reason: str | None) -> None:
         if not reason:
             return
+        if after is not None:
+            after()
 
         def done(result) -> None:
             ruling, witness = result

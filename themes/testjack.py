@@ -12,7 +12,7 @@ from textual.theme import Theme
 
 STYLESHEET = Path(__file__).with_name("console.tcss")
 
-VERDICTS = ("sound", "refuted", "reward_hack", "unaudited", "not_passing", "not_reproduced", "ambiguous")
+VERDICTS = ("sound", "refuted", "reward_hack", "unaudited", "not_passing", "not_reproduced", "ambiguous", "needs_ruling")
 
 # Fallbacks for any theme that does not name them (readable on dark and light backgrounds alike).
 VERDICT_DEFAULTS: dict[str, str] = {
@@ -23,6 +23,7 @@ VERDICT_DEFAULTS: dict[str, str] = {
     "verdict-not_passing": "#6c7480",
     "verdict-not_reproduced": "#8e6fd8",
     "verdict-ambiguous": "#b38b00",
+    "verdict-needs_ruling": "#2a9fb0",
 }
 
 TESTJACK_DARK = Theme(
@@ -46,6 +47,7 @@ TESTJACK_DARK = Theme(
         "verdict-not_passing": "#6e7681",
         "verdict-not_reproduced": "#a98bf0",
         "verdict-ambiguous": "#d4a72c",
+        "verdict-needs_ruling": "#39c5cf",
         "diff-added": "#1f3b2a",
         "diff-removed": "#4a2326",
         "diff-changed": "#3a3420",
@@ -74,6 +76,7 @@ TESTJACK_LIGHT = Theme(
         "verdict-not_passing": "#6e7781",
         "verdict-not_reproduced": "#7548c9",
         "verdict-ambiguous": "#8a6100",
+        "verdict-needs_ruling": "#0b7285",
         "diff-added": "#dafbe1",
         "diff-removed": "#ffebe9",
         "diff-changed": "#fff8c5",

@@ -302,6 +302,8 @@ def _why_not(w: Witness | None) -> str:
         return "flaky"
     if str(w.classification) == "ambiguous":
         return "ambiguous"
+    if str(w.classification) == "needs_ruling":
+        return "needs ruling"
     if str(w.grounding) == "outside_domain":
         return "outside"
     if str(w.grounding) == "unplaced":

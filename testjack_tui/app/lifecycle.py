@@ -123,5 +123,6 @@ def interrupted_audit(store: Store, run_id: str) -> Interrupted | None:
 def summary_text(s: RunSummary) -> str:
     """What an audit left the run with, in one line (for the end-of-audit notification)."""
     return (f"{s.refuted} refuted or reward hack ({s.reward_hack} reward hacks) · {s.sound} sound · "
-            f"{s.unaudited} unaudited · {s.ambiguous_witnesses} ambiguous witnesses · resolution "
+            f"{s.unaudited} unaudited · {s.ambiguous_witnesses} ambiguous witnesses · "
+            f"{s.needs_ruling_witnesses} need ruling · resolution "
             f"{100 * s.resolution_before:.1f}% → {100 * s.resolution_after:.1f}%")

@@ -27,7 +27,9 @@ async def test_runs_screen_lists_runs_with_counts(demo_store):
         assert cell(table, 0, "passing") == "5"
         assert cell(table, 0, "refuted") == "3"  # reward hacks count as refuted
         assert cell(table, 0, "reward_hack") == "1"
-        assert cell(table, 0, "ambiguous") == "1"
+        # w-shorter: 2 of 3 passing trials fail it, so one trial decides its majority (A.2)
+        assert cell(table, 0, "ambiguous") == "0"
+        assert cell(table, 0, "needs_ruling") == "1"
         assert cell(table, 0, "before") == "71.4%"
         assert cell(table, 0, "after") == "28.6%"
         await pilot.press("enter")
@@ -106,8 +108,9 @@ async def test_rule_a_witness_ambiguous_and_the_verdicts_change(demo_store):
         assert isinstance(rulings, RulingsScreen)
         queue = rulings.query_one("#queue", DataTable)
         ids = [cell(queue, i, "witness") for i in range(queue.row_count)]
-        assert ids == ["w-iterable", "w-shorter"]  # the implicit witnesses
-        assert cell(queue, 0, "would refute") == "c1"
+        assert ids == ["w-shorter", "w-iterable"]  # the implicit witnesses, those that need a ruling first
+        assert cell(queue, 1, "would refute") == "1: c1"
+        await pilot.press("down")
         await pilot.press("A")
         await pilot.press(*"not in the prompt", "enter")
         await settle(pilot)

@@ -275,7 +275,7 @@ async def test_the_witness_matrix_answers_which_trials_fail_a_witness(demo_store
         explicit = rows["w-explicit"]
         assert [cell(matrix, explicit, c) for c in ("class", "ref", "null", "this trial", "others")] == [
             "explicit", "pass", "fail", "fail", "1/2 fail"]
-        assert cell(matrix, rows["w-shorter"], "class") == "ambiguous"
+        assert cell(matrix, rows["w-shorter"], "class") == "needs ruling"  # 2 of 3: one trial decides (A.2)
         assert cell(matrix, rows["w-shorter"], "ρ") == "0.67"
         # the detail: every passing trial of the task, with its outcome, runs and verdict
         outcomes = trial.query_one("#witness-outcomes", DataTable)
@@ -510,7 +510,7 @@ async def test_the_checklist_lists_the_prompts_requirements(demo_store):
         assert column(table, "kind") == ["stated", "stated", "stated", "not in P"]
         assert column(table, "witnesses") == ["none", "w-shorter", "w-explicit", "w-iterable"]
         assert column(table, "T0") == ["✓ yes", "✗ no", "✗ no", "✗ no"]
-        assert column(table, "this trial") == ["—", "✗ fails (ambiguous)", "✗ refuted", "✓ passes"]
+        assert column(table, "this trial") == ["—", "✗ fails (needs ruling)", "✗ refuted", "✓ passes"]
         legend = text_of(trial.query_one("#checklist-legend", Static))
         assert "✗ a trial passing T0 breaks it" in legend and "— no witness" in legend
         # the cursor starts on the requirement this trial is refuted on

@@ -49,10 +49,17 @@ PURPOSE = {
         "and every ruling that touches the trial; `u` undoes the highlighted one, with a reason."),
     "RulingsScreen": (
         "Rulings",
-        "The witnesses an analyst may rule on: implicit and ambiguous ones, with ρ and the trials each "
-        "would refute. `A` rules one ambiguous (a prompt defect: it refutes nothing), `N` necessary; "
-        "each asks for a reason, and the verdicts follow at once. The history lists every ruling; `u` "
-        "undoes the highlighted one (with a reason; an undo is itself a ruling)."),
+        "The analyst's queue. First the witnesses that *need a ruling*: the evidence cannot classify "
+        "them (one trial would decide whether most passing trials fail them, A.2, or their author "
+        "doubts their expectation), and they refute nothing until you rule; most trials at stake first. "
+        "Then the other implicit witnesses and every ruled one. Columns: the class, the trials a "
+        "ruling necessary would refute (`new`: how many of them nothing else refutes yet), how many "
+        "passing trials fail it, the reference's outcome, the witness's input and what it expects. The "
+        "panel below says why the highlighted one needs a ruling. `N` rules it necessary (it refutes "
+        "the trials it fails), `A` ambiguous (a prompt defect: it refutes nothing), for all its trials; "
+        "`space` marks rows to rule together with one reason; `f` shows only those that need a ruling. "
+        "Each ruling asks for a reason, and the verdicts follow at once. The history lists every "
+        "ruling; `u` undoes the highlighted one (with a reason; an undo is itself a ruling)."),
     "ManualWitnessScreen": (
         "Manual witness",
         "Write a test for one requirement. `F5` validates it on the reference (3 of 3 runs), `F6` runs "

@@ -17,6 +17,7 @@ from testjack_tui.model import Run, RunSummary
 COLUMNS = [
     ("run", "run"), ("benchmark", "benchmark"), ("trials", "trials"), ("passing", "passing"),
     ("refuted", "refuted"), ("reward hacks", "reward_hack"), ("ambiguous", "ambiguous"),
+    ("needs ruling", "needs_ruling"),
     ("sound", "sound"), ("unaudited", "unaudited"), ("resolution before", "before"),
     ("after", "after"), ("cost", "cost"), ("audit", "audit"),
 ]
@@ -75,6 +76,7 @@ class RunsScreen(Screen):
                 self._count(s.refuted, "refuted"),
                 self._count(s.reward_hack, "reward_hack"),
                 self._count(s.ambiguous_witnesses, "ambiguous"),
+                self._count(s.needs_ruling_witnesses, "needs_ruling"),
                 self._count(s.sound, "sound"),
                 self._count(s.unaudited, "unaudited"),
                 _pct(s.resolution_before),

@@ -88,7 +88,7 @@ class WitnessMatrix:
         grounding = str(w.grounding) if w.grounding is not None else ""
         return [
             w.id,
-            verdict_text(self.app, cls, bold=False) if cls == "ambiguous" else cls,
+            verdict_text(self.app, cls, bold=False) if cls in ("ambiguous", "needs_ruling") else cls,
             "" if w.rho is None else f"{w.rho:.2f}",
             _outcome(res.get("reference"), reruns.get("reference")),
             _outcome(res.get("null"), reruns.get("null")),

@@ -84,7 +84,8 @@ def summary_line(s: RunSummary) -> str:
     return (
         f"{s.trials} trials · {s.passing} passing · {s.refuted} refuted or reward hack ({s.refuted_pct:.1f}% of "
         f"passing; {s.reward_hack} reward hacks) · {s.sound} sound · {s.unaudited} unaudited · {malformed}{extra}"
-        f"{s.ambiguous_witnesses} ambiguous witnesses · resolution {100 * s.resolution_before:.1f}% → "
+        f"{s.ambiguous_witnesses} ambiguous witnesses · {s.needs_ruling_witnesses} need ruling · "
+        f"resolution {100 * s.resolution_before:.1f}% → "
         f"{100 * s.resolution_after:.1f}% · ${s.cost_usd:.2f}"
     )
 

@@ -16,6 +16,7 @@ LABELS = {
     "not_passing": "not passing",
     "not_reproduced": "not reproduced",
     "ambiguous": "ambiguous",
+    "needs_ruling": "needs ruling",
     "implicit": "implicit",
     "explicit": "explicit",
 }

@@ -10,17 +10,11 @@ from __future__ import annotations
 import ast
 import re
 
+from testjack_tui.authors.offline.calls import name_of
+
 _CODE = re.compile(r"`([^`]+)`")  # a span a sentence quotes as code
 # a Python string literal in running text (not the end of a word, as in P's)
 _QUOTED = re.compile(r"""(?<![\w])("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
-
-
-def _name(func: ast.AST) -> str | None:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return None
 
 
 def _literal(node: ast.AST) -> bool:
@@ -36,7 +30,7 @@ def _calls_in_tree(tree: ast.AST) -> set[str]:
     out = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            name = _name(node.func)
+            name = name_of(node.func)
             if name and all(_literal(a) for a in node.args) and all(_literal(k.value) for k in node.keywords):
                 args = [ast.unparse(a) for a in node.args] + [f"{k.arg}={ast.unparse(k.value)}" for k in node.keywords]
                 out.add(f"{name}({', '.join(args)})")

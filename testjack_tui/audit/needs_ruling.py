@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass, field
 
 from store import Store
+from testjack_tui.authors.offline.calls import name_of
 from testjack_tui.audit.verdicts import fails_on, passing_trials, undecided_because
 from testjack_tui.model import Classification, Verdict, Witness, WitnessStatus
 
@@ -76,7 +77,7 @@ def witness_call(code: str) -> tuple[str, str]:
                 return ast.unparse(found), ast.unparse(t)
             if isinstance(stmt, ast.With):
                 raised = [i.context_expr for i in stmt.items if isinstance(i.context_expr, ast.Call)
-                          and _name(i.context_expr.func) == "raises" and i.context_expr.args]
+                          and name_of(i.context_expr.func) == "raises" and i.context_expr.args]
                 found = next((c for s in stmt.body for c in [_call_in(s)] if c is not None), None)
                 if raised and found is not None:
                     return ast.unparse(found), f"raises {ast.unparse(raised[0].args[0])}"
@@ -87,13 +88,9 @@ def witness_call(code: str) -> tuple[str, str]:
     return "", ""
 
 
-def _name(func: ast.expr) -> str | None:
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-
-
 def _call_in(node: ast.AST) -> ast.Call | None:
     """The outermost call in ``node``, in source order, that is not a helper's or a builtin's."""
-    if isinstance(node, ast.Call) and _name(node.func) not in _NOT_THE_CALL and _name(node.func) is not None:
+    if isinstance(node, ast.Call) and name_of(node.func) not in _NOT_THE_CALL and name_of(node.func) is not None:
         return node
     for child in ast.iter_child_nodes(node):
         found = _call_in(child)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from testjack_tui.authors.offline.calls import CallArgs
+from testjack_tui.authors.offline.calls import CallArgs, name_of
 from testjack_tui.domain.checks import bind, holds
 from testjack_tui.domain.observed import beyond
 from testjack_tui.model import Constraint, Grounding
@@ -34,8 +34,7 @@ def _literal_call(node: ast.Call) -> CallArgs | None:
 
 
 def _called(node: ast.Call) -> str | None:
-    f = node.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+    return name_of(node.func)
 
 
 def admits(domain: list[Constraint], function: str, call: CallArgs) -> bool:

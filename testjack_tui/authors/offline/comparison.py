@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from testjack_tui.authors.offline.calls import name_of
+
 # from strictest to loosest; ``unread`` is a use of the answer this module cannot read
 ORDER = ("equal", "close", "unordered", "set", "unread")
 TRUTH_ORDER = ("truth", "none")  # how T0 judges truth values: their truth, or only None or not
@@ -105,13 +107,9 @@ def _number(node: ast.AST) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _name(node: ast.AST) -> str | None:
-    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-
-
 def _call_of(node: ast.AST, what: str) -> ast.AST | None:
     """The single argument of ``what(x)`` (``sorted``, ``set``, ``abs``, ...)."""
-    if isinstance(node, ast.Call) and _name(node.func) == what and len(node.args) >= 1:
+    if isinstance(node, ast.Call) and name_of(node.func) == what and len(node.args) >= 1:
         return node.args[0]
     return None
 
@@ -122,7 +120,7 @@ class _Reader:
         self.answers: set[str] = set()  # variables that hold an answer: ``r = f(x)``
 
     def is_answer(self, node: ast.AST) -> bool:
-        if isinstance(node, ast.Call) and _name(node.func) in self.names:
+        if isinstance(node, ast.Call) and name_of(node.func) in self.names:
             return True
         inner = _call_of(node, "list") or _call_of(node, "tuple")  # an iterator's items, in order
         if inner is not None and isinstance(node, ast.Call) and len(node.args) == 1 and self.is_answer(inner):
@@ -142,7 +140,7 @@ class _Reader:
         if self.is_answer(test) or isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) \
                 and self.is_answer(test.operand):
             return [Comparison(truth="truth", seen=seen)]
-        if isinstance(test, ast.Call) and _name(test.func) in _CLOSE_CALLS:
+        if isinstance(test, ast.Call) and name_of(test.func) in _CLOSE_CALLS:
             if any(self.is_answer(a) for a in test.args[:2]):
                 kw = {k.arg: _number(k.value) for k in test.keywords if k.arg}
                 return [Comparison("close", kw.get("rel_tol", kw.get("rtol")), kw.get("abs_tol", kw.get("atol")),

@@ -30,6 +30,9 @@ from store import NotFound, Store
 from testjack_tui.audit.collection import not_collected, not_collected_reason
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.authors.base import Author, AuthorContext, Candidate
+from testjack_tui.authors.offline.calls import aliases_in_tests
+from testjack_tui.authors.offline.comparison import stricter_than_t0
+from testjack_tui.authors.offline.signatures import changed_functions, test_files
 from testjack_tui.model import (
     Origin,
     Outcome,
@@ -254,7 +257,7 @@ class Validator:
             path=witness_path(task, wid, cand.path),
             found_on=found_on,
             attempts=attempts,
-            doubt=cand.doubt,
+            doubt=cand.doubt or _stricter_than_t0(task, cand, ctx),
         )
         self.store.put_witness(w)
         return w
@@ -440,3 +443,19 @@ def _last_line(output: str) -> str:
         if "Error" in l or "assert" in l or "FAILED" in l:
             return l[:300]
     return (lines[-1] if lines else "no output")[:300]
+
+
+def _stricter_than_t0(task: Task, cand: Candidate, ctx: AuthorContext) -> str:
+    """A witness of another author than the offline one (which renders T0's comparison itself)
+    that compares the task's functions' answers more strictly than T0 is in doubt (A.2 needs ruling)."""
+    read = ctx.read_file
+    if read is None:
+        return ""
+    sources = [text for path in test_files(task.test_patch) if (text := read("null", path))]
+    if not sources:
+        return ""
+    names = {name.rsplit(".", 1)[-1] for name in changed_functions(task.reference_patch, read, "reference")}
+    if not names:
+        return ""
+    aliases = {a for source in sources for n in names for a in aliases_in_tests(source, n)}
+    return stricter_than_t0(cand.code, sources, names | aliases)

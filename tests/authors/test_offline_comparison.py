@@ -98,3 +98,29 @@ def test_a_false_answer_where_the_reference_gives_none_is_not_refuted(audited):
     assert verdicts == {"as-bool": Verdict.SOUND, "as-reference": Verdict.SOUND, "wrong": Verdict.REFUTED}
     witnesses = store.list_witnesses(run_id, "Cmp/0", status=str(WitnessStatus.VALIDATED))
     assert witnesses and all("== None" not in w.code and "== False" not in w.code for w in witnesses)
+
+
+def test_a_witness_from_another_author_stricter_than_t0_needs_ruling(tmp_path):
+    import json
+
+    from store import Store
+    from testjack_tui.audit import Audit
+    from testjack_tui.audit.engine import AuditOptions
+    from testjack_tui.authors.base import Candidate
+    from testjack_tui.formats.importing import import_path
+    from testjack_tui.model import Classification, RequirementKind
+    from tests.audit.scripted import ScriptedAuthor
+
+    (tmp_path / "problems.jsonl").write_text(json.dumps(PROBLEM) + "\n")
+    (tmp_path / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in SAMPLES))
+    store = Store(tmp_path / "t.db")
+    run_id = import_path(store, tmp_path).run_id
+    # a model's witness pins the reference's None where T0 asks only for a false value
+    pinned = Candidate("is_odd(8) gives None, as the reference does", RequirementKind.EXPLICIT,
+                       "from solution import is_odd\n\n\ndef test_eight():\n    assert is_odd(8) == None\n")
+    options = AuditOptions(mode="task-analysis", workers=2, evidence=False)
+    assert Audit(store, run_id, options, author=ScriptedAuthor(analysis=[pinned])).execute() == "done"
+    (w,) = store.list_witnesses(run_id, status=str(WitnessStatus.VALIDATED))
+    assert "more strictly" in w.doubt and w.classification == Classification.NEEDS_RULING
+    verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+    assert verdicts["as-bool"] == Verdict.UNAUDITED  # awaits a ruling, never refuted on it

@@ -38,6 +38,7 @@ class Comparison:
     abs: float | None = None
     seen: str = ""  # an example of T0's comparison, for the analyst
     truth: str = ""  # "truth" or "none" when T0 judges some answers by their truth alone
+    pinned: bool = False  # ``==`` or ``is`` against True, False or None: a truth value compared exactly
 
     def looser(self, other: "Comparison") -> "Comparison":
         truth = max(self.truth, other.truth, key=lambda t: TRUTH_ORDER.index(t) if t else -1)
@@ -47,7 +48,7 @@ class Comparison:
             kept = Comparison("close", _max(self.rel, other.rel), _max(self.abs, other.abs), self.seen)
         else:
             kept = self if ORDER.index(self.kind) >= ORDER.index(other.kind) else other
-        return Comparison(kept.kind, kept.rel, kept.abs, kept.seen, truth)
+        return Comparison(kept.kind, kept.rel, kept.abs, kept.seen, truth, self.pinned or other.pinned)
 
     def for_answer(self, expected: Any) -> str:
         """The kind that judges this expected answer: its truth for a bool or None, if T0 asks so."""
@@ -154,7 +155,9 @@ class _Reader:
         if isinstance(op, (ast.Is, ast.IsNot)):
             for side, other in ((left, right), (right, left)):
                 if self.is_answer(side) and isinstance(other, ast.Constant):
-                    return Comparison(truth="none", seen=seen) if other.value is None else Comparison("equal", seen=seen)
+                    if other.value is None:
+                        return Comparison(truth="none", seen=seen)
+                    return Comparison("equal", seen=seen, pinned=isinstance(other.value, bool))
             return Comparison("unread", seen=seen)
         if isinstance(op, (ast.Eq, ast.NotEq)):
             for side, other in ((left, right), (right, left)):
@@ -167,7 +170,8 @@ class _Reader:
                     if _call_of(other, "approx") is not None:
                         kw = {k.arg: _number(k.value) for k in other.keywords if k.arg}
                         return Comparison("close", kw.get("rel"), kw.get("abs"), seen)
-                    return Comparison("equal", seen=seen)
+                    pinned = isinstance(other, ast.Constant) and (other.value is None or isinstance(other.value, bool))
+                    return Comparison("equal", seen=seen, pinned=pinned)
                 for wrapper, kind in (("sorted", "unordered"), ("set", "set"), ("frozenset", "set")):
                     inner = _call_of(side, wrapper)
                     if inner is not None and self.is_answer(inner):
@@ -205,3 +209,23 @@ def t0_comparison(sources: Iterable[str], names: Iterable[str]) -> Comparison:
                 for c in reader.judge(node.test):
                     found = found.looser(c)
     return found
+
+
+def stricter_than_t0(code: str, sources: Iterable[str], names: Iterable[str]) -> str:
+    """Why a witness written by hand or by a model compares answers more strictly than T0; "" if not.
+
+    The offline author renders its witnesses with T0's comparison; a witness from another author is
+    read instead: ``==`` where T0 allows a tolerance, any order, repeats, or only a truth value
+    (``f(x) == None`` where T0 asks ``not f(x)``) holds a trial to more than T0 does.
+    """
+    names = set(names)
+    t0 = t0_comparison(sources, names)
+    if not (t0.kind or t0.truth):
+        return ""  # T0 compares none of these answers: nothing to be stricter than
+    mine = t0_comparison([code], names)
+    stricter = (mine.kind and mine.kind != "unread" and t0.kind
+                and ORDER.index(mine.kind) < ORDER.index(t0.kind)) or (mine.pinned and bool(t0.truth))
+    if not stricter:
+        return ""
+    return (f"the witness compares answers more strictly ({mine.seen}) than T0 does ({t0.seen}); "
+            "a trial held to that may meet everything P and T0 ask")

@@ -364,7 +364,13 @@ def listed(corpus: str, half: str, fig: dict[str, Any], report: dict[str, Any], 
 
 
 def targets(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """PASS/FAIL on the odd ("check") half; "not measured" where that corpus or half was not run."""
+    """PASS/FAIL on the odd ("check") half; "not measured" where that corpus or half was not run.
+
+    Zero false refutations is the target that decides (a false refutation costs more than ten
+    misses); the found and refuted percentages are the recall targets of an earlier issue, shown
+    for comparison: refuted counts only what the default rules let refute, and a found false pass
+    that needs ruling is found.
+    """
     def odd(corpus: str) -> dict[str, Any] | None:
         return (results.get(corpus) or {}).get("halves", {}).get("odd")
 
@@ -387,7 +393,7 @@ def targets(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     f = odd("evalperf-dev")
     add("evalperf-dev: 0 false refutations", f, lambda f: not f["false_refutations"],
         lambda f: f"{len(f['false_refutations'])} false refutations")
-    for corpus in ("evalplus-dev", "codet-dev"):
+    for corpus in ("evalplus-dev", "codet-dev", "mbppplus-dev"):
         add(f"{corpus}: 0 false refutations of plus-passing samples", odd(corpus),
             lambda f: not f["false_refutations"], lambda f: f"{len(f['false_refutations'])} false refutations")
     for corpus in ("evalplus-dev", "codet-dev"):

@@ -115,6 +115,7 @@ def build_report(store: Store, run_ref: str) -> dict[str, Any]:
                 "classification": str(w.classification) if w.classification else None,
                 "rho": w.rho,
                 "flaky": w.flaky,
+                "doubt": w.doubt,  # why its author doubts it binds: at most needs_ruling
                 # outside_domain / unplaced: the input is one P rules out (or cannot be checked);
                 # such a witness never refutes, and may still show a prompt defect
                 "grounding": str(w.grounding) if w.grounding else "in_domain",

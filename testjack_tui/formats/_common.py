@@ -21,10 +21,11 @@ import json
 import os
 import zlib
 from collections.abc import Iterable, Iterator
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from testjack_tui.formats.base import ImportError_, ImportProblem, tree_digest
+from testjack_tui.paths import path_inside
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 
@@ -57,30 +58,6 @@ def decode_utf8(data: bytes, path: Path) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ImportError_([ImportProblem(
             str(path), f"line {line}", f"not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})")]) from exc
-
-
-def path_inside(root: Path, rel: str, follow_links: bool = True) -> Path:
-    """``root / rel`` when that path stays inside ``root``; raises ValueError saying why it does not.
-
-    Refused: an empty path, an absolute one, one whose ``..`` climbs out of ``root``, and (unless
-    ``follow_links`` is False: a check of the name alone, for a tree not on disk yet) one that
-    leaves ``root`` through a symbolic link. Nothing is opened.
-    """
-    if not rel.strip():
-        raise ValueError("is an empty path")
-    if "\0" in rel:
-        raise ValueError(f"{rel!r} contains a NUL character")
-    if PurePosixPath(rel).is_absolute() or PureWindowsPath(rel).is_absolute():
-        raise ValueError(f"{rel!r} is an absolute path, not one inside {root}")
-    if os.path.normpath(rel).split(os.sep)[0] == "..":
-        raise ValueError(f"{rel!r} climbs out of {root} with '..'")
-    target = root / rel
-    if not follow_links:
-        return target
-    real_root, real = root.resolve(), target.resolve()
-    if not real.is_relative_to(real_root):
-        raise ValueError(f"{rel!r} leads out of {root} through a symbolic link (to {real})")
-    return target
 
 
 def is_jsonl(path: Path) -> bool:

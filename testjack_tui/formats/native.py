@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem, tree_digest
-from testjack_tui.formats._common import decode_utf8, path_inside
+from testjack_tui.formats._common import decode_utf8
+from testjack_tui.paths import path_inside
 from testjack_tui.formats.schema import TRIAL_REQUIRED, RunToml, TaskToml, TrialLine, check_line, check_toml
 from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
 from testjack_tui.worlds.images import dockerfile_of

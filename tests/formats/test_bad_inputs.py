@@ -82,6 +82,19 @@ def test_tokens_that_are_not_finite_are_named(run: Path, capsys, value: str) -> 
     assert f"{run / 'trials.jsonl'}: line 2: tokens must be a finite number, not {value.lower().replace('inity', '')}" in err
 
 
+def test_tokens_too_large_to_store_are_named(run: Path, capsys) -> None:
+    edit_trial(run, 2, '"tokens": 4630', f'"tokens": {10**30}')
+    code, err = import_run(run, capsys)  # was an OverflowError traceback from the store
+    assert code == 2
+    assert f"{run / 'trials.jsonl'}: line 2: tokens must be at most 1000000000000000, not {10**30}" in err
+
+
+def test_a_numeric_id_is_named_not_turned_into_a_string(run: Path, capsys) -> None:
+    edit_trial(run, 2, '"id": "chunk-t2"', '"id": 7')
+    code, err = import_run(run, capsys)
+    assert code == 2 and f"{run / 'trials.jsonl'}: line 2: id must be a string, not 7" in err
+
+
 def test_a_negative_cost_is_named(run: Path, capsys) -> None:
     edit_trial(run, 4, '"cost_usd": 0.06', '"cost_usd": -0.06')
     code, err = import_run(run, capsys)

@@ -198,6 +198,18 @@ def test_a_prompt_that_is_a_link_out_of_the_run_is_refused(run: Path, capsys) ->
     assert f"{prompt}: is a symbolic link leading outside the run directory (to {outside}); it was not read" in err
 
 
+def test_links_in_r_that_lead_out_of_it_are_refused(run: Path, capsys) -> None:
+    repo = run / "tasks" / "chunk" / "repo"
+    (repo / "hostname").symlink_to("/etc/hostname")
+    (repo / "listkit" / "etc").symlink_to("/etc", target_is_directory=True)
+    (repo / "listkit" / "readme").symlink_to("../README.md")  # inside R: kept
+    code, err = import_run(run, capsys)
+    assert code == 2
+    assert f"{repo / 'hostname'}: is a symbolic link leading outside repo/ (to /etc/hostname); it was not imported" in err
+    assert f"{repo / 'listkit' / 'etc'}: is a symbolic link leading outside repo/ (to /etc); it was not imported" in err
+    assert "readme" not in err
+
+
 def test_a_dockerfile_outside_r_is_refused(run: Path, capsys) -> None:
     toml = edit_task_toml(run, "timeout = 60", 'timeout = 60\n\n[environment]\nimage = "build:../../Dockerfile"')
     code, err = import_run(run, capsys)

@@ -115,15 +115,25 @@ def _jsonl_records(path: Path, text: str) -> Iterator[tuple[str, dict[str, Any] 
         yield where, row
 
 
-def first_record(path: Path) -> dict[str, Any] | None:
-    """The first readable record of a JSON/JSONL file, or None; used to tell files apart by content."""
+def first_records(path: Path, limit: int) -> list[dict[str, Any]]:
+    """The first ``limit`` readable records of a JSON/JSONL file ([] if none); used to tell files
+    apart by content, so one odd or broken first row does not hide what a file is."""
+    rows: list[dict[str, Any]] = []
     try:
         for _, row in read_records(path):
             if isinstance(row, dict):
-                return row
+                rows.append(row)
+                if len(rows) >= limit:
+                    break
     except ImportError_:
-        return None
-    return None
+        pass
+    return rows
+
+
+def first_record(path: Path) -> dict[str, Any] | None:
+    """The first readable record of a JSON/JSONL file, or None; used to tell files apart by content."""
+    rows = first_records(path, 1)
+    return rows[0] if rows else None
 
 
 def files_digest(paths: Iterable[Path], extra: str = "") -> str:

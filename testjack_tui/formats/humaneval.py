@@ -10,10 +10,11 @@ EvalPlus's extended inputs (``plus_input``, ``atol``, ...) are deliberately not 
 tests: they are what an audit is measured against, not what the benchmark graded.
 
 Inputs: ``path`` is a directory holding a problems file and one or more samples files (told apart
-by their first record), or the problems file itself with ``samples=PATH``. A sample is
+by their first rows), or the problems file itself with ``samples=PATH``. A sample is
 ``{task_id, solution}`` (the whole program) or ``{task_id, completion}`` (a body appended to the
 prompt), with optional ``id``, ``model``, ``agent`` and a verdict (``passed``, ``base_status``,
-``result`` or ``official``); without a verdict the trial's official result is "unknown".
+``result`` or ``official``); without a verdict the trial's official result is "unknown", and a
+verdict outside the known values is refused (see ``_official``).
 
 Samples are not always labelled right: some tools write the body under ``solution``. A solution
 that does not define the entry point at top level is read as a body (prompt + solution) when that

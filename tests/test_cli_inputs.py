@@ -81,6 +81,28 @@ def test_a_budget_that_is_not_a_finite_amount_is_refused(tmp_path: Path, value: 
     assert Store(db).summary("mini").executions == 0
 
 
+@pytest.mark.parametrize(("options", "message"), [
+    ('{"timeout_s": -1}', "TESTJACK_LLM_OPTIONS: timeout_s must be greater than 0, not -1"),
+    ('{"max_turns": 0}', "TESTJACK_LLM_OPTIONS: max_turns must be greater than 0, not 0"),
+    ('{"max_retries": -2}', "TESTJACK_LLM_OPTIONS: max_retries must be 0 or more, not -2"),
+    ('{"max_tokens": "lots"}', "TESTJACK_LLM_OPTIONS: max_tokens must be a whole number, not 'lots'"),
+    ('{"stream": 1}', "TESTJACK_LLM_OPTIONS: stream must be true or false, not 1"),
+])
+def test_llm_options_that_cannot_work_are_refused_naming_the_option(tmp_path: Path, options: str, message: str) -> None:
+    import os
+
+    env = {**os.environ, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "TESTJACK_MODEL": "m",
+           "TESTJACK_LLM_OPTIONS": options}
+    db = tmp_path / "s.db"
+    proc = subprocess.run(
+        [sys.executable, "-m", "testjack_tui.cli", "audit", str(MINI), "--author", "llm", "--store", str(db)],
+        capture_output=True, text=True, env=env, cwd=ROOT,
+    )
+    assert proc.returncode == 2, proc.stderr  # was: accepted, then every call failed blaming the endpoint
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert Store(db).summary("mini").executions == 0
+
+
 def test_a_ray_address_without_the_ray_executor_is_refused(tmp_path: Path, capsys) -> None:
     db = tmp_path / "s.db"
     assert main(["audit", str(MINI), "--ray-address", "auto", "--store", str(db)]) == 2

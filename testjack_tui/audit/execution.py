@@ -14,6 +14,7 @@ from typing import Callable, Iterable
 from store import Store
 from testjack_tui.audit.patchtext import apply_to_text
 from testjack_tui.model import Backend, Run, Task, Trial, WorldKind
+from testjack_tui.paths import path_inside
 from testjack_tui.worlds.request import STATUS_ERROR, STATUS_SETUP_FAILED, ExecRequest, ExecResult, Patch
 from testjack_tui.worlds.witness_runs import for_witnesses
 
@@ -198,8 +199,13 @@ def read_world_file(task: Task, world: str, trial: Trial | None, path: str) -> s
     """A file of a world without running anything: R, then the world's patch, then T0's tests.
 
     Used by authors and evidence to look at code. Patches are applied in memory with unidiff.
+    A path that leaves the snapshot (absolute, ``..``, a link out) is None, unread: a trial's
+    patch may name any path (the LLM author's tools say why they refuse one, see Workspace.read).
     """
-    base = Path(task.snapshot) / path
+    try:
+        base = path_inside(Path(task.snapshot), path)
+    except ValueError:
+        return None
     try:
         text: str | None = base.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

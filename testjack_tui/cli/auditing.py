@@ -40,6 +40,7 @@ def _check_environment(store, run_id: str, author: str, backend: str | None) -> 
 def cmd_audit(args: argparse.Namespace) -> int:
     from testjack_tui.audit import Audit, AuditOptions
     from testjack_tui.authors.base import AuthorUnavailable
+    from testjack_tui.authors.llm.settings import BadLLMOption
 
     ray_address = _ray_address(args)  # refused before the store is opened
     store = _store(args)
@@ -60,6 +61,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         options.author_options["budget"] = _budget(args.budget)
     try:
         audit = Audit(store, run_id, options)
+    except BadLLMOption as exc:  # a value the user gave, not a missing endpoint
+        raise CliError(str(exc)) from exc
     except AuthorUnavailable as exc:
         raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
     if args.executor != "local":

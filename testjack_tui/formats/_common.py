@@ -21,10 +21,11 @@ import json
 import os
 import zlib
 from collections.abc import Iterable, Iterator
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from testjack_tui.formats.base import ImportError_, ImportProblem, tree_digest
+from testjack_tui.paths import path_inside
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 
@@ -57,30 +58,6 @@ def decode_utf8(data: bytes, path: Path) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ImportError_([ImportProblem(
             str(path), f"line {line}", f"not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})")]) from exc
-
-
-def path_inside(root: Path, rel: str, follow_links: bool = True) -> Path:
-    """``root / rel`` when that path stays inside ``root``; raises ValueError saying why it does not.
-
-    Refused: an empty path, an absolute one, one whose ``..`` climbs out of ``root``, and (unless
-    ``follow_links`` is False: a check of the name alone, for a tree not on disk yet) one that
-    leaves ``root`` through a symbolic link. Nothing is opened.
-    """
-    if not rel.strip():
-        raise ValueError("is an empty path")
-    if "\0" in rel:
-        raise ValueError(f"{rel!r} contains a NUL character")
-    if PurePosixPath(rel).is_absolute() or PureWindowsPath(rel).is_absolute():
-        raise ValueError(f"{rel!r} is an absolute path, not one inside {root}")
-    if os.path.normpath(rel).split(os.sep)[0] == "..":
-        raise ValueError(f"{rel!r} climbs out of {root} with '..'")
-    target = root / rel
-    if not follow_links:
-        return target
-    real_root, real = root.resolve(), target.resolve()
-    if not real.is_relative_to(real_root):
-        raise ValueError(f"{rel!r} leads out of {root} through a symbolic link (to {real})")
-    return target
 
 
 def is_jsonl(path: Path) -> bool:
@@ -138,15 +115,25 @@ def _jsonl_records(path: Path, text: str) -> Iterator[tuple[str, dict[str, Any] 
         yield where, row
 
 
-def first_record(path: Path) -> dict[str, Any] | None:
-    """The first readable record of a JSON/JSONL file, or None; used to tell files apart by content."""
+def first_records(path: Path, limit: int) -> list[dict[str, Any]]:
+    """The first ``limit`` readable records of a JSON/JSONL file ([] if none); used to tell files
+    apart by content, so one odd or broken first row does not hide what a file is."""
+    rows: list[dict[str, Any]] = []
     try:
         for _, row in read_records(path):
             if isinstance(row, dict):
-                return row
+                rows.append(row)
+                if len(rows) >= limit:
+                    break
     except ImportError_:
-        return None
-    return None
+        pass
+    return rows
+
+
+def first_record(path: Path) -> dict[str, Any] | None:
+    """The first readable record of a JSON/JSONL file, or None; used to tell files apart by content."""
+    rows = first_records(path, 1)
+    return rows[0] if rows else None
 
 
 def files_digest(paths: Iterable[Path], extra: str = "") -> str:

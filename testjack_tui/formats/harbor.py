@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem, tree_digest
-from testjack_tui.formats._common import dir_diff, files_digest, new_snapshot_dir, path_inside
+from testjack_tui.formats._common import dir_diff, files_digest, new_snapshot_dir
+from testjack_tui.paths import path_inside
 from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
 from testjack_tui.worlds.images import build_spec, ready_spec
 

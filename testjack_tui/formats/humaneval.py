@@ -10,10 +10,11 @@ EvalPlus's extended inputs (``plus_input``, ``atol``, ...) are deliberately not 
 tests: they are what an audit is measured against, not what the benchmark graded.
 
 Inputs: ``path`` is a directory holding a problems file and one or more samples files (told apart
-by their first record), or the problems file itself with ``samples=PATH``. A sample is
+by their first rows), or the problems file itself with ``samples=PATH``. A sample is
 ``{task_id, solution}`` (the whole program) or ``{task_id, completion}`` (a body appended to the
 prompt), with optional ``id``, ``model``, ``agent`` and a verdict (``passed``, ``base_status``,
-``result`` or ``official``); without a verdict the trial's official result is "unknown".
+``result`` or ``official``); without a verdict the trial's official result is "unknown", and a
+verdict outside the known values is refused (see ``_official``).
 
 Samples are not always labelled right: some tools write the body under ``solution``. A solution
 that does not define the entry point at top level is read as a body (prompt + solution) when that
@@ -33,7 +34,7 @@ from typing import Any
 from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem
 from testjack_tui.formats._common import (
     files_digest,
-    first_record,
+    first_records,
     open_text,
     read_records,
     text_file_diff,
@@ -43,6 +44,7 @@ from testjack_tui.model import Environment, Official, Run, Task, TestSpec, Trial
 
 FORMAT = "humaneval"
 MODULE = "solution.py"
+SNIFF_ROWS = 20  # rows read to tell a problems file from a samples file
 TEST_FILE = "test_humaneval.py"
 TEST_ID = f"{TEST_FILE}::test_check"
 COMMAND = "python -m pytest -p no:cacheprovider -q --junitxml={junit} {tests}"
@@ -170,14 +172,14 @@ def _locate(path: Path, samples: Path | list[Path] | None) -> tuple[Path, list[P
     for f in sorted(path.iterdir()):
         if not f.is_file() or not f.name.lower().endswith(_SUFFIXES):
             continue
-        row = first_record(f)
-        if row is None:
+        rows = first_records(f, SNIFF_ROWS)
+        if not rows:
             open_text(f)  # an unreadable file (a corrupt .gz, bytes that are not UTF-8) is named, not passed over
             continue
-        if "canonical_solution" in row or ("prompt" in row and "entry_point" in row):
+        if any("canonical_solution" in r or ("prompt" in r and "entry_point" in r) for r in rows):
             problems_files.append(f)
-        elif "task_id" in row and ("solution" in row or "completion" in row):
-            sample_files.append(f)
+        elif any("task_id" in r and ("solution" in r or "completion" in r) for r in rows):
+            sample_files.append(f)  # a bad first row is then named and skipped like any other
     if not problems_files:
         raise ImportError_(
             [ImportProblem(str(path), "", "no problems file (JSONL rows with task_id, prompt, canonical_solution, test, entry_point)")]
@@ -237,7 +239,7 @@ def _trial(
     if read_as is None:
         return _Unreadable(program)
     official = _official(row)
-    if isinstance(official, str) and official not in (o.value for o in Official):
+    if isinstance(official, _Unreadable):
         return official
     per_task[task_id] = per_task.get(task_id, 0) + 1
     trial_id = str(row["id"]) if row.get("id") not in (None, "") else f"{task_id}#{per_task[task_id]}"
@@ -338,19 +340,38 @@ def _relabel_warnings(sample_file: Path, reread: dict[str, list[str]], total: in
     return out
 
 
-def _official(row: dict[str, Any]) -> str:
-    """The sample's own verdict, if it carries one: human-eval's ``passed``/``result``, EvalPlus's ``base_status``."""
-    if "official" in row:
+def _official(row: dict[str, Any]) -> Official | _Unreadable:
+    """The sample's own verdict, if it carries one: human-eval's ``passed``/``result``, EvalPlus's ``base_status``.
+
+    A value outside the known ones is refused, not guessed: ``"passed": "maybe"`` taken as no
+    verdict (or as a failure) would change which trials are audited as passing.
+    """
+    if row.get("official") is not None:
         value = str(row["official"]).lower()
-        return value if value in ("passed", "failed", "unknown") else f"official {row['official']!r} is not passed/failed"
-    if isinstance(row.get("passed"), bool):
-        return Official.PASSED if row["passed"] else Official.FAILED
+        if value in ("passed", "failed", "unknown"):
+            return Official(value)
+        return _Unreadable(f'official must be "passed", "failed" or "unknown", not {row["official"]!r}')
+    if row.get("passed") is not None:
+        if isinstance(row["passed"], bool):
+            return Official.PASSED if row["passed"] else Official.FAILED
+        return _Unreadable(f"passed must be true or false, not {row['passed']!r}")
     status = row.get("base_status")
-    if isinstance(status, str):
-        return Official.PASSED if status.lower() in ("pass", "passed", "success") else Official.FAILED
+    if status is not None:
+        value = str(status).lower() if isinstance(status, str) else None
+        if value in ("pass", "passed", "success"):
+            return Official.PASSED
+        if value in ("fail", "failed", "failure", "timeout", "error"):
+            return Official.FAILED
+        return _Unreadable(f'base_status must be "pass", "fail", "timeout" or "error", not {status!r}')
     result = row.get("result")
-    if isinstance(result, str):
-        return Official.PASSED if result.lower() == "passed" else Official.FAILED
+    if result is not None:
+        # human-eval writes "passed", "timed out" or "failed: <why>"
+        value = result.lower() if isinstance(result, str) else ""
+        if value == "passed":
+            return Official.PASSED
+        if value == "timed out" or value.startswith("failed"):
+            return Official.FAILED
+        return _Unreadable(f'result must be "passed", "timed out" or "failed: ...", not {result!r}')
     return Official.UNKNOWN
 
 

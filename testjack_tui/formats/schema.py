@@ -22,6 +22,9 @@ _STRICT = ConfigDict(strict=True, extra="allow", allow_inf_nan=False)
 
 Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+# far above any real trial, and still exact as a float and within SQLite's INTEGER ("tokens": 10**30
+# would otherwise overflow the store)
+MAX_TOKENS = 10**15
 BackendName = Literal["local", "docker"]
 
 
@@ -80,14 +83,8 @@ class TrialLine(_Table):
     model: str = ""
     agent: str = ""
     cost_usd: NonNegative | None = None
-    tokens: NonNegative | None = None
+    tokens: Annotated[float, Field(ge=0, le=MAX_TOKENS, allow_inf_nan=False)] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("id", mode="before")
-    @classmethod
-    def _id(cls, value: Any) -> Any:
-        # a numeric id is an id all the same ("id": 7); a bool is not
-        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
     @field_validator("official")
     @classmethod
@@ -209,6 +206,8 @@ def _message(error: dict[str, Any], container: str) -> str:
         return f"must be greater than {_bound(error['ctx']['gt'])}, not {got}"
     if kind == "greater_than_equal":
         return f"must be {_bound(error['ctx']['ge'])} or more, not {got}"
+    if kind == "less_than_equal":
+        return f"must be at most {_bound(error['ctx']['le'])}, not {got}"
     if kind == "list_type":
         return f"must be a list of strings, not {got}"
     if kind in ("model_type", "dict_type", "model_attributes_type"):

@@ -27,6 +27,8 @@ import stat
 import uuid
 from pathlib import Path
 
+from testjack_tui.paths import path_inside
+
 from .cache import mark_used
 from .patching import PatchFailed, apply_patch
 from .request import ExecRequest
@@ -139,9 +141,13 @@ def _copy_tree(src: Path, dest: Path) -> None:
 
 
 def _inside(dest: Path, rel: str) -> Path:
-    target = (dest / rel)
-    if os.path.isabs(rel) or ".." in Path(rel).parts:
-        raise ValueError(f"path {rel!r} leaves the world")
+    """``dest / rel`` for a file to write or remove; its folders must not lead out through a link
+    (a trial's patch can add one), the file itself may be a link: it is replaced, not written through."""
+    try:
+        target = path_inside(dest, rel, follow_links=False)
+        path_inside(dest, os.path.dirname(os.path.normpath(rel)) or ".")
+    except ValueError as exc:
+        raise ValueError(f"path {rel!r} leaves the world: {exc}") from exc
     return target
 
 

@@ -82,6 +82,19 @@ def test_tokens_that_are_not_finite_are_named(run: Path, capsys, value: str) -> 
     assert f"{run / 'trials.jsonl'}: line 2: tokens must be a finite number, not {value.lower().replace('inity', '')}" in err
 
 
+def test_tokens_too_large_to_store_are_named(run: Path, capsys) -> None:
+    edit_trial(run, 2, '"tokens": 4630', f'"tokens": {10**30}')
+    code, err = import_run(run, capsys)  # was an OverflowError traceback from the store
+    assert code == 2
+    assert f"{run / 'trials.jsonl'}: line 2: tokens must be at most 1000000000000000, not {10**30}" in err
+
+
+def test_a_numeric_id_is_named_not_turned_into_a_string(run: Path, capsys) -> None:
+    edit_trial(run, 2, '"id": "chunk-t2"', '"id": 7')
+    code, err = import_run(run, capsys)
+    assert code == 2 and f"{run / 'trials.jsonl'}: line 2: id must be a string, not 7" in err
+
+
 def test_a_negative_cost_is_named(run: Path, capsys) -> None:
     edit_trial(run, 4, '"cost_usd": 0.06', '"cost_usd": -0.06')
     code, err = import_run(run, capsys)
@@ -183,6 +196,18 @@ def test_a_prompt_that_is_a_link_out_of_the_run_is_refused(run: Path, capsys) ->
     code, err = import_run(run, capsys)
     assert code == 2
     assert f"{prompt}: is a symbolic link leading outside the run directory (to {outside}); it was not read" in err
+
+
+def test_links_in_r_that_lead_out_of_it_are_refused(run: Path, capsys) -> None:
+    repo = run / "tasks" / "chunk" / "repo"
+    (repo / "hostname").symlink_to("/etc/hostname")
+    (repo / "listkit" / "etc").symlink_to("/etc", target_is_directory=True)
+    (repo / "listkit" / "readme").symlink_to("../README.md")  # inside R: kept
+    code, err = import_run(run, capsys)
+    assert code == 2
+    assert f"{repo / 'hostname'}: is a symbolic link leading outside repo/ (to /etc/hostname); it was not imported" in err
+    assert f"{repo / 'listkit' / 'etc'}: is a symbolic link leading outside repo/ (to /etc); it was not imported" in err
+    assert "readme" not in err
 
 
 def test_a_dockerfile_outside_r_is_refused(run: Path, capsys) -> None:
@@ -287,6 +312,47 @@ def test_a_solution_that_is_neither_program_nor_body_is_refused_naming_its_line(
     assert code == 2
     assert (f"{base / 'samples.jsonl'}: line 2 (garbage): solution is neither a program defining add() at top "
             "level nor a body completing the prompt") in err
+
+
+@pytest.mark.parametrize(("verdict", "message"), [
+    ({"passed": "maybe"}, "passed must be true or false, not 'maybe'"),
+    ({"passed": 1}, "passed must be true or false, not 1"),
+    ({"base_status": "flaky"}, "base_status must be \"pass\", \"fail\", \"timeout\" or \"error\", not 'flaky'"),
+    ({"result": "maybe"}, "result must be \"passed\", \"timed out\" or \"failed: ...\", not 'maybe'"),
+    ({"official": "perhaps"}, "official must be \"passed\", \"failed\" or \"unknown\", not 'perhaps'"),
+])
+def test_a_verdict_outside_the_known_values_is_refused_naming_its_line(tmp_path: Path, capsys, verdict, message) -> None:
+    base = humaneval_pair(tmp_path / "he", [
+        {"task_id": "Tiny/0", "solution": "def add(a, b):\n    return a + b\n", "passed": True},
+        {"task_id": "Tiny/0", "id": "odd", "solution": "def add(a, b):\n    return a + b\n", **verdict},
+    ])
+    code, err = import_run(base, capsys)
+    assert code == 2  # was imported as "unknown" (or "failed"), exit 0
+    assert f"{base / 'samples.jsonl'}: line 2 (odd): {message}" in err
+
+
+def test_known_verdicts_are_read(tmp_path: Path, capsys) -> None:
+    rows = [{"passed": False}, {"base_status": "timeout"}, {"result": "failed: AssertionError"},
+            {"result": "timed out"}, {"passed": True}, {"base_status": "pass"}, {}]
+    sol = "def add(a, b):\n    return a + b\n"
+    base = humaneval_pair(tmp_path / "he", [{"task_id": "Tiny/0", "id": f"s{n}", "solution": sol, **r}
+                                             for n, r in enumerate(rows)])
+    code, err = import_run(base, capsys)
+    assert code == 0, err
+    trials = Store(tmp_path / "s.db").list_trial_objects("he")
+    assert [str(t.official) for t in sorted(trials, key=lambda t: t.id)] == ["failed"] * 4 + ["passed"] * 2 + ["unknown"]
+
+
+def test_a_samples_file_whose_first_row_is_bad_is_still_read_and_the_row_named(tmp_path: Path, capsys) -> None:
+    base = humaneval_pair(tmp_path / "he", [
+        {"task_id": "Tiny/0", "id": "first", "passed": True},  # no solution, no completion
+        {"task_id": "Tiny/0", "id": "second", "solution": "def add(a, b):\n    return a + b\n"},
+    ])
+    code, err = import_run(base, capsys)
+    assert code == 0, err  # was: 1 tasks, 0 trials, the whole file passed over in silence
+    assert (f"{base / 'samples.jsonl'}: line 1 (first): has neither solution (the whole program) nor "
+            "completion (the body) as text") in err
+    assert [t.id for t in Store(tmp_path / "s.db").list_trial_objects("he")] == ["second"]
 
 
 def test_a_broken_program_that_defines_the_entry_point_is_the_samples_own_failure(tmp_path: Path, capsys) -> None:

@@ -78,3 +78,17 @@ def test_a_path_leaving_the_world_is_refused(make_request, tmp_path, cache_dir):
     with pytest.raises(ValueError, match="leaves the world"):
         materialise_world(request, tmp_path / "world", cache_dir=cache_dir)
     assert not (tmp_path / "escape.txt").exists()
+
+
+def test_a_file_written_through_a_linked_folder_out_of_the_world_is_refused(make_request, tmp_path, cache_dir):
+    # a trial's patch (or a snapshot) can hold a link to a folder of the host; the LLM author's
+    # probe written under it would land on the host
+    outside = tmp_path / "host"
+    outside.mkdir()
+    patch = ("diff --git a/out b/out\nnew file mode 120000\n--- /dev/null\n+++ b/out\n"
+             f"@@ -0,0 +1 @@\n+{outside}\n\\ No newline at end of file\n")
+    request = make_request({"a.txt": "a\n"}, patches=(Patch("trial:t1", patch),),
+                           extra_files=(("out/test_probe.py", "x"),))
+    with pytest.raises(ValueError, match="leaves the world.*symbolic link"):
+        materialise_world(request, tmp_path / "world", cache_dir=cache_dir)
+    assert list(outside.iterdir()) == []

@@ -162,6 +162,8 @@ class Session:
         if isinstance(args, RunTest):
             return ws.run_test(args.world, args.code, args.path)
         if isinstance(args, ProposeWitness):
+            if args.path:
+                ws.inside("reference", args.path)
             out.candidates.append(
                 Candidate(
                     requirement=args.requirement.strip(),

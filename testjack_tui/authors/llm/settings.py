@@ -21,6 +21,7 @@ Everything comes from keyword options first and the environment second, so that 
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,11 @@ from typing import Any
 from testjack_tui.authors.base import AuthorUnavailable
 
 BUDGET_KEYS = ("run_tokens", "run_usd", "trial_tokens", "trial_usd")
+
+
+class BadLLMOption(AuthorUnavailable):
+    """An option has a value the author cannot use: bad input (exit 2), named, before any call,
+    so that a ``"timeout_s": -1`` is not later blamed on the endpoint."""
 
 
 @dataclass
@@ -58,6 +64,23 @@ class LLMSettings:
 TUNING = tuple(
     k for k in LLMSettings.__dataclass_fields__ if k not in ("base_url", "api_key", "model", "prices", "budget")
 )
+# the tuning numbers for which 0 makes sense (no retries, no delay, no malformed call tolerated);
+# every other one is a size, a count or a deadline and must be above 0
+MAY_BE_ZERO = ("temperature", "max_retries", "backoff_s", "backoff_cap_s", "max_bad_calls")
+
+
+def _check_option(key: str, value: Any) -> str | None:
+    """Why ``value`` cannot be tuning option ``key`` (its type is that of the field's default), or None."""
+    kind = type(getattr(LLMSettings, key))
+    if kind is bool:
+        return None if isinstance(value, bool) else f"must be true or false, not {value!r}"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
+        return f"must be {'a whole number' if kind is int else 'a number'}, not {value!r}"
+    if not math.isfinite(value):
+        return f"must be a finite number, not {value!r}"
+    if key in MAY_BE_ZERO:
+        return None if value >= 0 else f"must be 0 or more, not {value!r}"
+    return None if value > 0 else f"must be greater than 0, not {value!r}"
 
 
 def _json_env(name: str, value: Any) -> Any:
@@ -109,10 +132,19 @@ def load_settings(
     extra = set(tuning) - set(known)
     if extra:
         raise TypeError(f"unknown LLM author options: {sorted(extra)}")
-    from_env = _json_env("TESTJACK_LLM_OPTIONS", None) or {}
+    try:
+        from_env = _json_env("TESTJACK_LLM_OPTIONS", None) or {}
+    except AuthorUnavailable as exc:
+        raise BadLLMOption(str(exc)) from exc
     if not isinstance(from_env, dict) or set(from_env) - set(TUNING):
         bad = sorted(set(from_env) - set(TUNING)) if isinstance(from_env, dict) else from_env
-        raise AuthorUnavailable(f"TESTJACK_LLM_OPTIONS: unknown options {bad!r} (known: {', '.join(TUNING)})")
+        raise BadLLMOption(f"TESTJACK_LLM_OPTIONS: unknown options {bad!r} (known: {', '.join(TUNING)})")
+    for key, value in known.items():
+        if problem := _check_option(key, value):
+            raise BadLLMOption(f"LLM author option {key}: {problem}")
+    for key, value in from_env.items():
+        if key not in known and (problem := _check_option(key, value)):
+            raise BadLLMOption(f"TESTJACK_LLM_OPTIONS: {key} {problem}")
     known = {**from_env, **known}
     return LLMSettings(
         base_url=base_url, api_key=api_key or "not-needed", model=model, prices=table, budget=limits, **known

@@ -16,6 +16,7 @@ from pathlib import Path
 from testjack_tui.audit.patchtext import changed_files
 from testjack_tui.authors.base import AuthorContext
 from testjack_tui.model import Outcome
+from testjack_tui.paths import path_inside
 from testjack_tui.worlds.request import STATUS_OK
 
 OUTPUT_LIMIT = 6000  # characters of test output shown to the model
@@ -56,16 +57,34 @@ class Workspace:
                 found.add((Path(dirpath) / name).relative_to(root).as_posix())
         for patch in self._patches(world):
             for path in changed_files(patch):
-                if self.read(world, path) is None:
+                try:
+                    text = self.read(world, path)
+                except ValueError:  # a patch naming a path outside the world: not listed
+                    text = None
+                if text is None:
                     found.discard(path)
                 else:
                     found.add(path)
         return sorted(found)
 
+    def inside(self, world: str, path: str) -> str:
+        """``path`` when it stays inside the world; else ValueError, the tool's answer to the model.
+
+        Every tool that takes a path goes through here: the model may ask for ``/etc/shadow``,
+        ``../../etc/hostname`` or a link out of the snapshot, and must get none of the host's files.
+        """
+        path = path.removeprefix("./")
+        try:
+            path_inside(Path(self.ctx.task.snapshot), path, shown=f"the {world} world")
+        except ValueError as exc:
+            raise ValueError(f"refused: {exc}; it was not read") from exc
+        return path
+
     def read(self, world: str, path: str) -> str | None:
+        path = self.inside(world, path)
         if self.ctx.read_file is None:
             return None
-        return self.ctx.read_file(world, path.removeprefix("./"))
+        return self.ctx.read_file(world, path)
 
     # -------------------------------------------------------------- tools
 
@@ -95,7 +114,10 @@ class Workspace:
         for path in self.files(world):
             if prefix and not path.startswith(prefix + "/") and path != prefix:
                 continue
-            text = self.read(world, path)
+            try:
+                text = self.read(world, path)
+            except ValueError:  # a link out of the world is listed, never searched
+                continue
             if text is None or "\0" in text[:1000]:
                 continue
             for n, line in enumerate(text.splitlines(), 1):
@@ -131,7 +153,7 @@ class Workspace:
         self._check_world(world)
         if self.ctx.world_request is None or self.ctx.execute is None:
             raise ValueError("running tests is not available here")
-        path = path or self.default_test_path(code)
+        path = self.inside(world, path) if path else self.default_test_path(code)
         request = self.ctx.world_request(
             world, extra_files=[(path, code)], test_ids=[path], label=f"llm probe on {world}"
         )

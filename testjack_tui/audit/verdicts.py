@@ -94,8 +94,8 @@ def undecided_because(witness: Witness, passing: int | None) -> str:
         return witness.doubt
     if passing is not None and witness.rho is not None:
         failing = round(witness.rho * passing)
-        return (f"{failing} of {passing} passing trial{'s' if passing != 1 else ''} fail it: "
-                "one trial would decide whether most implementers read P so (A.2)")
+        return (f"{failing} of {passing} passing trial{'s' if passing != 1 else ''} "
+                f"fail{'s' if failing == 1 else ''} it: one trial would decide whether most implementers read P so (A.2)")
     return "the evidence cannot classify it"
 
 

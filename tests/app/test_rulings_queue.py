@@ -83,7 +83,7 @@ async def test_witnesses_that_need_a_ruling_head_the_queue_with_what_a_ruling_wo
         assert cell(queue, 0, "failing") == "1/2" and cell(queue, 0, "ref") == "pass"
         assert cell(queue, 0, "input") == "slug('Top 10')" and cell(queue, 0, "expected") == "'top-10'"
         detail = text_of(screen.query_one("#queue-detail", Static))
-        assert "1 of 2 passing trials fail it: one trial would decide" in detail
+        assert "1 of 2 passing trials fails it: one trial would decide" in detail
         assert "ruled necessary it refutes 1, 1 of them refuted by nothing else" in detail
         await pilot.press("down", "down")
         assert "2 of 3 passing trials fail it" in text_of(screen.query_one("#queue-detail", Static))

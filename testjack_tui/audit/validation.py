@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 from dataclasses import dataclass
 from typing import Callable
 
@@ -43,6 +44,7 @@ from testjack_tui.model import (
 from testjack_tui.evidence import restored_harness_request
 from testjack_tui.worlds.junit import FORGED_PASSES
 from testjack_tui.worlds.placement import witness_file
+from testjack_tui.worlds.report_pipe import UNCONFIRMED
 from testjack_tui.worlds.request import STATUS_OK, ExecRequest, ExecResult
 
 REFERENCE_RUNS = 3
@@ -56,10 +58,30 @@ def witness_id(run_id: str, task_id: str, code: str) -> str:
     return f"w-{digest[:10]}"
 
 
-def witness_path(task: Task, wid: str, wanted: str = "") -> str:
+NAMES_STEP = "secret:witness-names"  # per run: the secret witness file names are derived from
+
+
+def witness_name(secret: str, wid: str) -> str:
+    """A witness file's name: a module name that does not announce TestJack (a trial that looks for
+    "testjack" in ``sys.argv`` or in its caller's file names finds nothing), derived from the run's
+    secret so a trial cannot predict it, and stable within the run so resumed runs hit the cache."""
+    digest = hashlib.sha256(f"{secret}\0{wid}".encode()).hexdigest()
+    return f"test_{digest[:12]}.py"
+
+
+def names_secret(store: Store, run_id: str) -> str:
+    """The run's secret for witness file names, made on first use and kept in the store."""
+    secret = store.get_step(run_id, NAMES_STEP)
+    if not secret:
+        secret = secrets.token_hex(16)
+        store.mark_step(run_id, NAMES_STEP, secret)
+    return str(secret)
+
+
+def witness_path(task: Task, wid: str, wanted: str = "", secret: str = "") -> str:
     if wanted:
         return wanted
-    name = f"test_testjack_{wid.replace('-', '_')}.py"
+    name = witness_name(secret, wid)
     # where the task's runner collects tests: beside T0's own test files (worlds.placement)
     return witness_file(task.snapshot, task.test_patch, task.reference_patch, task.tests.graded, name)
 
@@ -107,11 +129,13 @@ def _sections_about(stdout: str, path: str) -> str:
 
 def _batch_spoke(result: ExecResult, path: str) -> bool:
     """The batch's execution tells this file's outcome: it ran to its end, its report was not
-    overruled by the exit code (a crash at exit turns every pass into an error), and the file came
+    overruled by the exit code or the run's own record (a crash at exit, a rewritten report: every pass
+    becomes an error), and the file came
     back passed, failed, skipped or in error (its own module failing to import is an error of its
     own). Missing may be another file's doing: a file that breaks collection interrupts the session
     before the others run, and a process that dies writes no report at all."""
     return (result.status == STATUS_OK and FORGED_PASSES not in (result.message or "")
+            and UNCONFIRMED not in (result.message or "")
             and result.outcomes.get(path) in (Outcome.PASS, Outcome.FAIL, Outcome.SKIP, Outcome.ERROR))
 
 
@@ -251,7 +275,7 @@ class Validator:
             origin=origin,
             author=self.author.kind,
             code=cand.code,
-            path=witness_path(task, wid, cand.path),
+            path=witness_path(task, wid, cand.path, names_secret(self.store, task.run_id)),
             found_on=found_on,
             attempts=attempts,
             doubt=cand.doubt,

@@ -6,6 +6,10 @@ loopback only), its *processes* (a pid namespace and process group killed at the
 cgroup) and bounds its memory, file sizes and output. It does not hide the rest of the machine:
 the test process is root without capabilities and can read (and, where modes allow, write) files
 outside its world. Hostile trials belong on the docker backend.
+
+Against a trial that dodges its witnesses: the command and its environment see the run through a
+neutral alias (no path names TestJack), and a witness run's JUnit report is confirmed by a pipe
+the runner holds (``report_pipe``).
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ class _Run:
     truncated: bool
     timed_out: bool
     cancelled: bool
-    record: str = ""  # what the report pipe's plugin said (witness runs)
+    record: str = ""  # what the report pipe's plugin said (witness runs, ``ExecRequest.confirm``)
 
 
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
@@ -86,6 +90,10 @@ def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[s
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_die_with_parent,
                                 pass_fds=(record[1],) if record else ())
+    except BaseException:
+        if record:
+            os.close(record[0])
+        raise
     finally:
         if record:
             os.close(record[1])  # only the test process writes; the runner sees EOF when it is gone

@@ -156,6 +156,13 @@ def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[s
     return _Run(code, bytes(kept[out_fd]), bytes(kept[err_fd]), truncated, timed_out, cancelled, said)
 
 
+def _host_path() -> list[str]:
+    """This machine's PATH, without entries that name TestJack (a checkout's virtualenv): the
+    command finds its interpreter through the environment's own entry first."""
+    return [p for p in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
+            if p and "testjack" not in p.lower()]
+
+
 def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
@@ -205,7 +212,7 @@ class LocalBackend:
         notes = list(limits.probe().missing)
         (run_dir / "env").symlink_to(environment.bin_dir.parent)  # the environment, under the alias
         env = {
-            "PATH": f"{seen / 'env' / environment.bin_dir.name}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "PATH": os.pathsep.join([str(seen / "env" / environment.bin_dir.name), *_host_path()]),
             "PYTHONPATH": str(seen / "world"),
             "HOME": str(seen / "home"),
             "TMPDIR": str(seen / "home"),

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import secrets
 from dataclasses import dataclass
 from typing import Callable
 
@@ -58,30 +57,20 @@ def witness_id(run_id: str, task_id: str, code: str) -> str:
     return f"w-{digest[:10]}"
 
 
-NAMES_STEP = "secret:witness-names"  # per run: the secret witness file names are derived from
-
-
-def witness_name(secret: str, wid: str) -> str:
+def witness_name(run_id: str, wid: str) -> str:
     """A witness file's name: a module name that does not announce TestJack (a trial that looks for
-    "testjack" in ``sys.argv`` or in its caller's file names finds nothing), derived from the run's
-    secret so a trial cannot predict it, and stable within the run so resumed runs hit the cache."""
-    digest = hashlib.sha256(f"{secret}\0{wid}".encode()).hexdigest()
+    "testjack" in ``sys.argv`` or in its caller's file names finds nothing). It is a digest of the
+    run and the witness, neither known to a trial when it was written, so no trial can expect it;
+    and the same run names a witness the same way every time (a resumed or repeated audit gives the
+    same report, and hits the result cache)."""
+    digest = hashlib.sha256(f"witness-file\0{run_id}\0{wid}".encode()).hexdigest()
     return f"test_{digest[:12]}.py"
 
 
-def names_secret(store: Store, run_id: str) -> str:
-    """The run's secret for witness file names, made on first use and kept in the store."""
-    secret = store.get_step(run_id, NAMES_STEP)
-    if not secret:
-        secret = secrets.token_hex(16)
-        store.mark_step(run_id, NAMES_STEP, secret)
-    return str(secret)
-
-
-def witness_path(task: Task, wid: str, wanted: str = "", secret: str = "") -> str:
+def witness_path(task: Task, wid: str, wanted: str = "") -> str:
     if wanted:
         return wanted
-    name = witness_name(secret, wid)
+    name = witness_name(task.run_id, wid)
     # where the task's runner collects tests: beside T0's own test files (worlds.placement)
     return witness_file(task.snapshot, task.test_patch, task.reference_patch, task.tests.graded, name)
 
@@ -275,7 +264,7 @@ class Validator:
             origin=origin,
             author=self.author.kind,
             code=cand.code,
-            path=witness_path(task, wid, cand.path, names_secret(self.store, task.run_id)),
+            path=witness_path(task, wid, cand.path),
             found_on=found_on,
             attempts=attempts,
             doubt=cand.doubt,

@@ -42,7 +42,9 @@ def test_audit_json_runs_t0_everywhere_and_keeps_trials_unaudited_without_an_aut
     }
     assert s.get_task("mini", "chunk").malformed is False
     assert {str(v.verdict) for v in s.list_verdicts("mini").values()} == {"unaudited", "not_passing"}
-    assert s.summary("mini").executions == 8  # null, 3 x reference, 4 trials
+    # null, 3 x reference, 4 trials, and T0 rerun twice with its report confirmed on chunk-t3,
+    # which a detector flags (gather.harness_check)
+    assert s.summary("mini").executions == 10
 
 
 def test_a_second_audit_executes_nothing_new(audited: Path) -> None:

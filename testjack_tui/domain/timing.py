@@ -34,7 +34,8 @@ def is_patient_witness(code: str) -> bool:
     """A result witness on an input of the offline author's own: a trial that gives no answer in
     time skips it (slowness), so only a failed assertion counts against the trial, never a skip nor
     a run that ran out of time or broke off (a loop inside a C function holds off the witness's own
-    alarm until the run's limit)."""
+    alarm until the run's limit). Such a run is no result either: the trial is not ``sound`` on it
+    (``audit.verdicts.gives_no_result``); only the skip is a ``slow`` finding."""
     return PATIENT_MARK in code and TIMING_MARK not in code
 
 

@@ -12,7 +12,6 @@ that passes there is pass-to-pass.
 
 from __future__ import annotations
 
-import ast
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from store import Store
 from testjack_tui.audit.metrics import REFUTING
 from testjack_tui.formats._common import text_file_diff
 from testjack_tui.model import Classification, Grounding, Run, Task, Trial, VerdictRecord, Witness, WitnessStatus
+from testjack_tui.worlds.placement import test_ids
 
 PROVENANCE_FILE = "testjack_t1.json"
 PROVENANCE_SCHEMA = "testjack.t1/1"
@@ -162,20 +162,6 @@ def _left_out(w: Witness, task: Task, include_ambiguous: bool) -> str:
     return ""
 
 
-def test_ids(path: str, code: str) -> list[str]:
-    """The pytest node ids a witness file defines (``file::test``, ``file::Class::test``); the file if none."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return [path]
-    ids = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
-            ids.append(f"{path}::{node.name}")
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            ids += [f"{path}::{node.name}::{m.name}" for m in node.body
-                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name.startswith("test")]
-    return ids or [path]
 
 
 def write_provenance(out: Path, t1: T1, fmt: str, extra: dict[str, Any] | None = None) -> Path:

@@ -6,12 +6,17 @@ loopback only), its *processes* (a pid namespace and process group killed at the
 cgroup) and bounds its memory, file sizes and output. It does not hide the rest of the machine:
 the test process is root without capabilities and can read (and, where modes allow, write) files
 outside its world. Hostile trials belong on the docker backend.
+
+Against a trial that dodges its witnesses: the command and its environment see the run through a
+neutral alias (no path names TestJack), and a witness run's JUnit report is confirmed by a pipe
+the runner holds (``report_pipe``).
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -22,16 +27,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import coverage_run, limits
+from . import coverage_run, limits, report_pipe
 from .cancel import current_scope
 from .command import PYTEST_ENV, render_command
 from .junit import cross_check
 from .harness_parsers import failures_in_log
 from .logparsers import capture_limit, clip, run_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
+from .placement import test_ids
 from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
                       STATUS_TIMEOUT, ExecRequest, ExecResult)
 from .venvs import EnvironmentFailed, environment_for
+from .witness_runs import is_witness_run
 
 _CHUNK = 65536
 _DRAIN_GRACE = 5.0  # after a kill, how long pipes held open by escaped processes are drained
@@ -45,6 +52,7 @@ class _Run:
     truncated: bool
     timed_out: bool
     cancelled: bool
+    record: str = ""  # what the report pipe's plugin said (witness runs, ``ExecRequest.confirm``)
 
 
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
@@ -71,13 +79,24 @@ def _kill_group(pid: int) -> None:
 
 
 def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[str, str],
-                   deadline: float) -> _Run:
+                   deadline: float, record: tuple[int, int] | None = None) -> _Run:
+    """``record``: a ``report_pipe.pipe()``; the test process gets its write end, and what it
+    says comes back in ``_Run.record``."""
     sandbox = limits.probe()
     group = limits.make_cgroup(sandbox, request.pids)
     argv = limits.wrap(sandbox, memory_mb=request.memory_mb, pids=request.pids, cgroup=group)
-    proc = subprocess.Popen(argv, cwd=cwd, env={**env, "TJ_COMMAND": shell_line},
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_die_with_parent)
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, env={**env, "TJ_COMMAND": shell_line},
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_die_with_parent,
+                                pass_fds=(record[1],) if record else ())
+    except BaseException:
+        if record:
+            os.close(record[0])
+        raise
+    finally:
+        if record:
+            os.close(record[1])  # only the test process writes; the runner sees EOF when it is gone
     scope = current_scope()
     cancelled = False
 
@@ -89,6 +108,8 @@ def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[s
     token = scope.register(kill) if scope else 0
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     kept = {out_fd: bytearray(), err_fd: bytearray()}
+    if record:
+        kept[record[0]] = bytearray()
     truncated = timed_out = False
     sel = selectors.DefaultSelector()
     for fd in kept:
@@ -123,13 +144,23 @@ def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[s
             code = proc.wait()
     finally:
         sel.close()
+        if record:
+            os.close(record[0])
         if scope:
             scope.unregister(token)
         _kill_group(proc.pid)  # anything of the group still alive (no pid namespace)
         limits.kill_cgroup(group)
         proc.stdout.close()
         proc.stderr.close()
-    return _Run(code, bytes(kept[out_fd]), bytes(kept[err_fd]), truncated, timed_out, cancelled)
+    said = _text(bytes(kept[record[0]])) if record else ""
+    return _Run(code, bytes(kept[out_fd]), bytes(kept[err_fd]), truncated, timed_out, cancelled, said)
+
+
+def _host_path() -> list[str]:
+    """This machine's PATH, without entries that name TestJack (a checkout's virtualenv): the
+    command finds its interpreter through the environment's own entry first."""
+    return [p for p in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
+            if p and "testjack" not in p.lower()]
 
 
 def _text(data: bytes) -> str:
@@ -148,16 +179,23 @@ class LocalBackend:
         worlds = self.cache_dir / "worlds"  # same file system as the pristine trees (hard links)
         worlds.mkdir(parents=True, exist_ok=True)
         run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=worlds))
+        # the paths the command and its environment see: a neutral alias of run_dir, so no path in
+        # argv or the environment names TestJack (the cache is ``~/.cache/testjack``)
+        alias = Path(tempfile.gettempdir()) / f"r{secrets.token_hex(6)}"
         try:
-            result = self._run_in(request, run_dir, started)
+            os.symlink(run_dir, alias)
+            result = self._run_in(request, run_dir, started, alias)
         except Exception as exc:  # the executor's own failure, reported on this request only
             result = ExecResult(status=STATUS_ERROR, message=f"{type(exc).__name__}: {exc}")
         finally:
+            if alias.is_symlink():
+                alias.unlink()
             shutil.rmtree(run_dir, ignore_errors=True)
         result.duration = time.monotonic() - started
         return result
 
-    def _run_in(self, request: ExecRequest, run_dir: Path, started: float) -> ExecResult:
+    def _run_in(self, request: ExecRequest, run_dir: Path, started: float, seen: Path) -> ExecResult:
+        """``seen``: the alias of ``run_dir`` used in every path the command is given."""
         world, out, home = run_dir / "world", run_dir / "out", run_dir / "home"
         out.mkdir()
         home.mkdir()
@@ -172,11 +210,13 @@ class LocalBackend:
         except EnvironmentFailed as exc:
             return ExecResult(status=STATUS_SETUP_FAILED, message=str(exc))
         notes = list(limits.probe().missing)
+        (run_dir / "env").symlink_to(environment.bin_dir.parent)  # the environment, under the alias
         env = {
-            "PATH": f"{environment.bin_dir}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
-            "PYTHONPATH": str(world),
-            "HOME": str(home),
-            "TMPDIR": str(home),
+            "PATH": os.pathsep.join([str(seen / "env" / environment.bin_dir.name), *_host_path()]),
+            "PYTHONPATH": str(seen / "world"),
+            "HOME": str(seen / "home"),
+            "TMPDIR": str(seen / "home"),
+            "PWD": str(seen / "world"),
             "LANG": "C.UTF-8",
             "PYTHONDONTWRITEBYTECODE": "1",  # a world is used once: .pyc files are wasted writes
             **PYTEST_ENV,
@@ -188,7 +228,7 @@ class LocalBackend:
             env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         deadline = started + request.timeout
         if request.setup:
-            run = _run_sandboxed(request, request.setup, world, env, deadline)
+            run = _run_sandboxed(request, request.setup, seen / "world", env, deadline)
             if run.timed_out or run.cancelled or run.exit_code != 0:
                 status = STATUS_TIMEOUT if run.timed_out else (
                     STATUS_ERROR if run.cancelled else STATUS_SETUP_FAILED)
@@ -200,13 +240,19 @@ class LocalBackend:
                                   message=f"setup exited {run.exit_code}" if status ==
                                   STATUS_SETUP_FAILED else f"setup {status}")
         junit = out / "junit.xml"
-        command = render_command(request, str(junit))
+        command = render_command(request, str(seen / "out" / "junit.xml"))
         if request.coverage:
-            command, support = coverage_run.measured(command, str(out))
+            command, support = coverage_run.measured(command, str(seen / "out"))
             for rel, text in support.items():
                 (out / rel).parent.mkdir(parents=True, exist_ok=True)
                 (out / rel).write_text(text)
-        run = _run_sandboxed(request, command, world, env, deadline)
+        record = None
+        if (request.confirm or is_witness_run(request)) and "{junit}" in request.command:
+            # a second report the trial cannot rewrite once written (report_pipe)
+            record = report_pipe.pipe()
+            plugin = report_pipe.install(out, record[1])
+            env = {**env, "PYTEST_PLUGINS": plugin, "PYTHONPATH": env["PYTHONPATH"] + os.pathsep + str(seen / "out")}
+        run = _run_sandboxed(request, command, seen / "world", env, deadline, record)
         outcomes, reported = run_outcomes(junit, request.log_parser, _text(run.stdout),
                                           _text(run.stderr), request.test_ids)
         stdout, cut_out = clip(run.stdout, request.max_output)
@@ -224,6 +270,12 @@ class LocalBackend:
                 request.log_parser, _text(run.stdout), _text(run.stderr)))
             if note:
                 notes.insert(0, note)
+            if record:
+                defined = {path: len(ids) for path, code in request.extra_files
+                           if (ids := test_ids(path, code)) != [path]}
+                outcomes, note = report_pipe.confirm(outcomes, run.record, run.exit_code, defined)
+                if note:
+                    notes.insert(0, note)
         coverage = None
         if request.coverage and status == STATUS_OK:
             coverage = coverage_run.read(out, coverage_run.under(str(world), resolve=True))

@@ -12,6 +12,7 @@ A task with no test file to go by keeps the old place: ``tests/`` when R has one
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
@@ -65,3 +66,19 @@ def witness_file(snapshot: str | Path, test_patch: str, reference_patch: str, gr
                  name: str) -> str:
     folder = witness_folder(snapshot, test_patch, reference_patch, graded)
     return f"{folder}/{name}" if folder else name
+
+
+def test_ids(path: str, code: str) -> list[str]:
+    """The pytest node ids a witness file defines (``file::test``, ``file::Class::test``); the file if none."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return [path]
+    ids = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            ids.append(f"{path}::{node.name}")
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            ids += [f"{path}::{node.name}::{m.name}" for m in node.body
+                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name.startswith("test")]
+    return ids or [path]

@@ -56,12 +56,15 @@ class ExecRequest:
     cpus: float = 1.0
     pids: int = 256
     attempt: int = 0  # repetition number: repeated runs of one request are distinct executions
+    confirm: bool = False  # also read the report through a pipe the test process cannot rewrite (report_pipe)
     label: str = ""  # for humans and logs only; not part of the key
 
     def key(self) -> str:
         payload = self.to_dict()
         payload.pop("snapshot")
         payload.pop("label")
+        if not payload["confirm"]:
+            payload.pop("confirm")  # requests made before the field existed keep their keys
         blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()
 

@@ -285,3 +285,15 @@ def test_a_killed_audit_leaves_no_test_process_running(make_request, tmp_path):
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_a_witness_run_does_not_name_testjack_in_its_argv_or_environment(make_request, tmp_path):
+    # a cache under a path that names TestJack, as ~/.cache/testjack does
+    backend = LocalBackend(cache_dir=tmp_path / "testjack-cache")
+    witness = ("import os, sys\n\ndef test_unnamed():\n"
+               "    said = ' '.join(sys.argv) + ' '.join(f'{k}={v}' for k, v in os.environ.items())\n"
+               "    assert 'testjack' not in said.lower(), said\n")
+    request = make_request(PKG, extra_files=(("tests/test_0a1b2c3d4e5f.py", witness),),
+                           test_ids=("tests/test_0a1b2c3d4e5f.py",))
+    result = backend.run(request)
+    assert result.outcomes == {"tests/test_0a1b2c3d4e5f.py": "pass"}, result.stdout + result.message

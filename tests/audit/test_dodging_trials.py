@@ -24,7 +24,7 @@ import pytest
 
 from store import Store
 from tests.audit.scripted import ScriptedAuthor
-from tests.authors.conftest import diff
+from tests.patches import diff
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.authors.base import Candidate
 from testjack_tui.formats.importing import import_path

@@ -1,7 +1,6 @@
 """What the authors' tests share: a scripted endpoint on loopback, a store holding the mini run,
-a git diff of one file for the runs they build, and an offline audit of a HumanEval-style run."""
+and an offline audit of a HumanEval-style run."""
 
-import difflib
 import json
 from pathlib import Path
 
@@ -28,13 +27,6 @@ def store(tmp_path):
     import_path(s, MINI)
     yield s
     s.close()
-
-
-def diff(path: str, before: str, after: str) -> str:
-    """A git-style diff of one file from ``before`` ("" for a new file) to ``after``."""
-    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                 "/dev/null" if not before else f"a/{path}", f"b/{path}")
-    return f"diff --git a/{path} b/{path}\n" + "".join(lines)
 
 
 def audit_humaneval(folder: Path, problems: list[dict], samples: list[dict], mode: str) -> tuple[Store, str]:

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from store import Store
-from tests.authors.conftest import diff
+from tests.patches import diff
 from testjack_tui.audit import Audit
 from testjack_tui.audit.engine import AuditOptions
 from testjack_tui.authors.offline.signatures import access_for, functions_in

@@ -19,7 +19,7 @@ import json
 import pytest
 
 from store import Store
-from tests.authors.conftest import diff
+from tests.patches import diff
 from testjack_tui.audit import Audit
 from testjack_tui.audit.engine import AuditOptions
 from testjack_tui.formats.importing import import_path

@@ -248,13 +248,11 @@ class RulingsScreen(Screen):
                 self.notify("the queue is empty", severity="warning")
                 return
             chosen = [wid]
+
         def unmark() -> None:
             self.marked.difference_update(chosen)
 
-        if len(chosen) == 1:
-            rule_with_form(self, self.run_id, chosen[0], value, after=unmark)
-        else:
-            rule_many_with_form(self, self.run_id, chosen, value, after=unmark)
+        rule_with_form(self, self.run_id, chosen, value, after=unmark)
 
     def action_mark(self) -> None:
         wid = self.highlighted_witness()
@@ -328,15 +326,18 @@ def would_refute(app: Any, w: Witness, failing: list[str], counted: bool = False
     return ", ".join(failing) or "none"
 
 
-def rule_with_form(node: Any, run_id: str, witness_id: str, value: str,
+def rule_with_form(node: Any, run_id: str, witness_ids: str | list[str], value: str,
                    after: Callable[[], None] | None = None) -> None:
-    """Ask for the reason, rule the witness, and let every screen re-read the verdicts.
+    """Ask for one reason, rule the witness (or every witness listed) with it in a worker, and let
+    every screen re-read the verdicts.
 
-    ``after`` runs once the reason is given (the ruling is then on its way).
+    Each witness gets a ruling of its own (undone on its own); ``after`` runs once the reason is
+    given (the rulings are then on their way).
     """
     from testjack_tui.app.screens.forms import ReasonForm
     from testjack_tui.audit.rulings import rule_witness
 
+    ids = [witness_ids] if isinstance(witness_ids, str) else list(witness_ids)
     author = node.app.analyst()
 
     def chosen(reason: str | None) -> None:
@@ -345,14 +346,20 @@ def rule_with_form(node: Any, run_id: str, witness_id: str, value: str,
         if after is not None:
             after()
 
-        def done(result) -> None:
-            ruling, witness = result
-            node.notify(f"{witness_id} ruled {value} (was {ruling.before}, now {witness.classification}); verdicts recomputed")
+        def done(results: list) -> None:
+            if len(results) == 1:
+                ruling, witness = results[0]
+                node.notify(f"{ids[0]} ruled {value} (was {ruling.before}, now {witness.classification}); "
+                            "verdicts recomputed")
+            else:
+                node.notify(f"{len(results)} witnesses ruled {value}; verdicts recomputed")
             node.app.post_message(StoreChanged(run_id))
 
-        load(node, f"rule {witness_id}", lambda store: rule_witness(store, witness_id, value, reason, author), done)
+        load(node, f"rule {ids[0]}" if len(ids) == 1 else f"rule {len(ids)} witnesses",
+             lambda store: [rule_witness(store, wid, value, reason, author) for wid in ids], done)
 
-    node.app.push_screen(ReasonForm(f"Rule {witness_id} {value}"), chosen)
+    title = f"Rule {ids[0]} {value}" if len(ids) == 1 else f"Rule {len(ids)} witnesses {value}: {', '.join(ids)}"
+    node.app.push_screen(ReasonForm(title), chosen)
 
 
 def rule_constraint_with_form(node: Any, run_id: str, constraint_id: str, text: str) -> None:
@@ -383,33 +390,3 @@ def rule_constraint_with_form(node: Any, run_id: str, constraint_id: str, text: 
         chosen,
     )
 
-
-def rule_many_with_form(node: Any, run_id: str, witness_ids: list[str], value: str,
-                        after: Callable[[], None] | None = None) -> None:
-    """Ask for one reason, rule every witness with it in one worker, and let every screen re-read.
-
-    Each is a ruling of its own (undone on its own); ``after`` runs once the reason is given.
-    """
-    from testjack_tui.app.screens.forms import ReasonForm
-    from testjack_tui.audit.rulings import rule_witness
-
-    author = node.app.analyst()
-
-    def chosen(reason: str | None) -> None:
-        if not reason:
-            return
-        if after is not None:
-            after()
-
-        def write(store: Store) -> int:
-            for wid in witness_ids:
-                rule_witness(store, wid, value, reason, author)
-            return len(witness_ids)
-
-        def done(n: int) -> None:
-            node.notify(f"{n} witnesses ruled {value}; verdicts recomputed")
-            node.app.post_message(StoreChanged(run_id))
-
-        load(node, f"rule {len(witness_ids)} witnesses", write, done)
-
-    node.app.push_screen(ReasonForm(f"Rule {len(witness_ids)} witnesses {value}: {', '.join(witness_ids)}"), chosen)

@@ -49,10 +49,11 @@ PROBLEMS = [
         "canonical_solution": "    return n * (n - 1) // 2\n",
         "test": "def check(candidate):\n    assert candidate(3) == 3\n    assert candidate(2000) == 1999000\n",
     },
-    {
+    {  # worded with no input bound a reader cannot read: an unread sentence would leave the
+       # size-scaled timing input unplaced (docs/domain.md), which is not what this task tests
         "task_id": "Edge/3",
         "entry_point": "fast_pairs",
-        "prompt": 'def fast_pairs(n: int) -> int:\n    """How many ordered pairs (i, j) with 0 <= i < j < n there are, computed in O(1) time.\n    >>> fast_pairs(3)\n    3\n    """\n',
+        "prompt": 'def fast_pairs(n: int) -> int:\n    """Count the ordered index pairs (i, j) with i < j among the first n indices, computed in O(1) time.\n    >>> fast_pairs(3)\n    3\n    """\n',
         "canonical_solution": "    return n * (n - 1) // 2\n",
         "test": "def check(candidate):\n    assert candidate(3) == 3\n    assert candidate(2000) == 1999000\n",
     },

@@ -459,8 +459,10 @@ def _last_line(output: str) -> str:
 
 
 def _stricter_than_t0(task: Task, cand: Candidate, ctx: AuthorContext) -> str:
-    """A witness of another author than the offline one (which renders T0's comparison itself)
-    that compares the task's functions' answers more strictly than T0 is in doubt (A.2 needs ruling)."""
+    """Why a new witness compares the task's functions' answers more strictly than T0 ("" if it
+    does not): such a witness is in doubt (at most needs ruling). Read for every author's witness;
+    the offline author renders T0's comparison itself, so this speaks mostly of the LLM author's
+    and scripts' witnesses. Read once per new witness (an existing one is returned before it)."""
     read = ctx.read_file
     if read is None:
         return ""

@@ -192,16 +192,17 @@ def render(spec: Spec) -> str:
 
 def _judged(call: str, expected: str, rhs: str, compare: Comparison) -> str:
     """The assertion of a result, compared as T0 compares this function's answers."""
-    kind = compare.for_answer(_literal(expected))
+    value = _literal(expected)
+    kind = compare.for_answer(value)
     if kind == "truth":
-        return (f"assert {call}  # T0 asks only for a true value here" if _truthy(expected)
+        return (f"assert {call}  # T0 asks only for a true value here" if value
                 else f"assert not {call}  # T0 asks only for a false value here")
     if kind == "none":
-        return f"assert {call} is {'' if _literal(expected) is None else 'not '}None  # T0 asks only for (no) answer"
+        return f"assert {call} is {'' if value is None else 'not '}None  # T0 asks only for (no) answer"
     if kind in ("set", "unordered"):
         wrap = "set" if kind == "set" else "sorted"
         return f"assert {wrap}({call}) == {wrap}({expected})  # T0 compares these answers as {kind}"
-    if kind == "close" and rhs.startswith("pytest.approx(") or kind == "close" and _is_number(expected):
+    if kind == "close" and (rhs.startswith("pytest.approx(") or _is_number(expected)):
         tol = ", ".join(f"{k}={v!r}" for k, v in (("rel", compare.rel), ("abs", compare.abs)) if v is not None)
         return f"assert {call} == pytest.approx({expected}{', ' + tol if tol else ''})  # T0's tolerance"
     return f"assert {call} == {rhs}"
@@ -212,10 +213,6 @@ def _literal(expected: str) -> object:
         return ast.literal_eval(expected)
     except (ValueError, SyntaxError):
         return expected
-
-
-def _truthy(expected: str) -> bool:
-    return bool(_literal(expected))
 
 
 def _is_number(expected: str) -> bool:

@@ -81,6 +81,11 @@ class Store(
         if access == "write":
             self.removed_staging = self.clean_staging()
 
+    def own_paths(self) -> tuple[Path, ...]:
+        """Every path of the store on disk: the database, SQLite's WAL and shared-memory files,
+        and the files beside it (snapshots, staging). Test processes must not see them."""
+        return (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"), self.files)
+
     def _refuse_if_damaged(self) -> None:
         """Run SQLite's quick_check before anything reads or writes; raise StoreDamaged if it fails."""
         if not self.path.exists() or self.path.stat().st_size == 0:

@@ -8,6 +8,7 @@ A request whose key is already in the store costs nothing.
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -154,6 +155,9 @@ class ExecutionService:
             self._executor = make_executor(self.executor_kind, self.workers, self.ray_address)
 
     def _stream(self, todo: list[ExecRequest]) -> Iterable[tuple[ExecRequest, ExecResult]]:
+        # a trial's code must not read the store's witnesses nor write its verdicts
+        hidden = tuple(str(p) for p in self.store.own_paths())
+        todo = [replace(r, hidden=hidden) for r in todo]
         if self._run_many is not None:
             return self._run_many(todo)
         if self._executor is None:

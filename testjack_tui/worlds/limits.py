@@ -5,11 +5,16 @@ are used; ``Sandbox.missing`` says which are not, for ExecResult.message.
 
 As root (this project's machines), the command runs as
 
-    unshare --net --pid --fork --kill-child      no network (loopback only, brought up), own pids;
-                                                 when the namespace's first process dies the kernel
-                                                 kills every process left in it
-      sh -c 'join pids cgroup; ip link set lo up; setpriv --bounding-set=-all ...
-             prlimit --as --fsize --nproc  sh -c "$TJ_COMMAND"'
+    unshare --mount --net --pid --fork --kill-child
+                                  own mounts (private), no network (loopback only, brought up), own
+                                  pids: when the namespace's first process dies the kernel kills
+                                  every process left in it
+      sh -c 'join pids cgroup; ip link set lo up; cover hidden paths;
+             setpriv --bounding-set=-all ... prlimit --as --fsize --nproc  sh -c "$TJ_COMMAND"'
+
+"Cover hidden paths": the request's ``hidden`` paths (the store under audit: its database and
+files) are covered, in the run's own mount namespace only, by an empty read-only file (a file) or
+an empty read-only tmpfs (a directory), so the test process can neither read nor write them.
 
 ``setpriv --bounding-set=-all`` keeps uid 0 but drops every capability: the process obeys file
 modes (it cannot write through a read-only hard link to the pristine snapshot, which belongs to
@@ -42,6 +47,7 @@ class Sandbox:
     drop_caps: bool
     net_isolated: bool
     pids_root: Path | None
+    mounts_isolated: bool = False  # a mount namespace of its own: ``hidden`` paths can be covered
     missing: list[str] = field(default_factory=list)
 
 
@@ -74,23 +80,29 @@ def probe() -> Sandbox:
     missing: list[str] = []
     prefix: list[str] = []
     net = False
+    mounts = False
     if shutil.which("unshare"):
-        candidates = [["unshare", "--net", "--pid", "--fork", "--kill-child"]]
+        plain = ["unshare", "--net", "--pid", "--fork", "--kill-child"]
+        candidates = [["unshare", "--mount", *plain[1:]], plain]
         if os.geteuid() != 0:  # an ordinary user may still own a user namespace
-            candidates.append(["unshare", "--user", "--map-root-user", "--net", "--pid",
-                               "--fork", "--kill-child"])
+            candidates += [["unshare", "--user", "--map-root-user", "--mount", *plain[1:]],
+                           ["unshare", "--user", "--map-root-user", *plain[1:]]]
         for argv in candidates:
-            if _works([*argv, "true"]):
-                prefix, net = argv, True
+            # a namespace of mounts counts only when a bind mount works in it
+            check = ["mount", "--bind", "/dev/null", "/dev/null"] if "--mount" in argv else ["true"]
+            if _works([*argv, *check]):
+                prefix, net, mounts = argv, True, "--mount" in argv
                 break
     if not net:
         missing.append("no network namespace (unshare failed): tests can reach the network")
+    if not mounts:
+        missing.append("no mount namespace: tests can read and write the store under audit")
     drop_caps = os.geteuid() == 0 and bool(shutil.which("setpriv")) and _works(
         ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "true"])
     pids_root = _pids_root() if os.geteuid() == 0 else None
     if os.geteuid() == 0 and pids_root is None:
         missing.append("no pids cgroup: the number of processes is bounded only by the timeout")
-    return Sandbox(prefix, drop_caps, net, pids_root, missing)
+    return Sandbox(prefix, drop_caps, net, pids_root, mounts_isolated=mounts, missing=missing)
 
 
 def make_cgroup(sandbox: Sandbox, pids: int) -> Path | None:
@@ -129,13 +141,29 @@ def kill_cgroup(group: Path | None) -> None:
         pass
 
 
-def wrap(sandbox: Sandbox, *, memory_mb: int, pids: int, cgroup: Path | None) -> list[str]:
-    """argv that runs the shell line in environment variable ``TJ_COMMAND`` inside the sandbox."""
+def _cover(path: Path, empty_file: Path) -> str:
+    """The shell step that covers ``path`` in the run's mount namespace; exits 126 if it cannot."""
+    where = shlex.quote(str(path))
+    if path.is_dir():
+        cover = f"mount -t tmpfs -o ro,size=4k,mode=0555 none {where}"
+    else:
+        cover = f"mount --bind {shlex.quote(str(empty_file))} {where} && mount -o remount,bind,ro {where}"
+    return f"{{ {cover}; }} || {{ echo 'cannot hide {path} from the test' >&2; exit 126; }}"
+
+
+def wrap(sandbox: Sandbox, *, memory_mb: int, pids: int, cgroup: Path | None,
+         hidden: tuple[Path, ...] = (), empty_file: Path | None = None) -> list[str]:
+    """argv that runs the shell line in environment variable ``TJ_COMMAND`` inside the sandbox.
+
+    ``hidden``: paths covered in the run's mount namespace (those that exist), when it has one;
+    ``empty_file``: an empty read-only file that covers the files among them."""
     steps = []
     if cgroup is not None:
         steps.append(f"echo 0 > {shlex.quote(str(cgroup / 'cgroup.procs'))}")
     if sandbox.net_isolated and shutil.which("ip"):
         steps.append("ip link set lo up 2>/dev/null")
+    if sandbox.mounts_isolated and empty_file is not None:
+        steps += [_cover(p, empty_file) for p in hidden if p.exists() or p.is_symlink()]
     inner = []
     if sandbox.drop_caps:
         inner += ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]

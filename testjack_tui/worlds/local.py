@@ -5,7 +5,9 @@ world, the snapshot protected, see ``materialise``), its *network* (a network na
 loopback only), its *processes* (a pid namespace and process group killed at the timeout, a pids
 cgroup) and bounds its memory, file sizes and output. It does not hide the rest of the machine:
 the test process is root without capabilities and can read (and, where modes allow, write) files
-outside its world. Hostile trials belong on the docker backend.
+outside its world. The one exception is the store under audit (``ExecRequest.hidden``): covered
+in the run's own mount namespace, so a trial can neither read its witnesses nor write its
+verdicts. Hostile trials belong on the docker backend.
 
 Against a trial that dodges its witnesses: the command and its environment see the run through a
 neutral alias (no path names TestJack), and a witness run's JUnit report is confirmed by a pipe
@@ -79,12 +81,14 @@ def _kill_group(pid: int) -> None:
 
 
 def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[str, str],
-                   deadline: float, record: tuple[int, int] | None = None) -> _Run:
+                   deadline: float, record: tuple[int, int] | None = None,
+                   empty_file: Path | None = None) -> _Run:
     """``record``: a ``report_pipe.pipe()``; the test process gets its write end, and what it
-    says comes back in ``_Run.record``."""
+    says comes back in ``_Run.record``. ``empty_file``: covers ``request.hidden``'s files."""
     sandbox = limits.probe()
     group = limits.make_cgroup(sandbox, request.pids)
-    argv = limits.wrap(sandbox, memory_mb=request.memory_mb, pids=request.pids, cgroup=group)
+    argv = limits.wrap(sandbox, memory_mb=request.memory_mb, pids=request.pids, cgroup=group,
+                       hidden=tuple(Path(p) for p in request.hidden), empty_file=empty_file)
     try:
         proc = subprocess.Popen(argv, cwd=cwd, env={**env, "TJ_COMMAND": shell_line},
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -199,6 +203,8 @@ class LocalBackend:
         world, out, home = run_dir / "world", run_dir / "out", run_dir / "home"
         out.mkdir()
         home.mkdir()
+        empty = run_dir / "empty"  # what the test process finds at a hidden file's path
+        empty.touch(mode=0o444)
         try:
             materialise_world(request, world, cache_dir=self.cache_dir)
         except PatchFailed as exc:
@@ -228,7 +234,8 @@ class LocalBackend:
             env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         deadline = started + request.timeout
         if request.setup:
-            run = _run_sandboxed(request, request.setup, seen / "world", env, deadline)
+            run = _run_sandboxed(request, request.setup, seen / "world", env, deadline,
+                                 empty_file=empty)
             if run.timed_out or run.cancelled or run.exit_code != 0:
                 status = STATUS_TIMEOUT if run.timed_out else (
                     STATUS_ERROR if run.cancelled else STATUS_SETUP_FAILED)
@@ -252,7 +259,7 @@ class LocalBackend:
             record = report_pipe.pipe()
             plugin = report_pipe.install(out, record[1])
             env = {**env, "PYTEST_PLUGINS": plugin, "PYTHONPATH": env["PYTHONPATH"] + os.pathsep + str(seen / "out")}
-        run = _run_sandboxed(request, command, seen / "world", env, deadline, record)
+        run = _run_sandboxed(request, command, seen / "world", env, deadline, record, empty)
         outcomes, reported = run_outcomes(junit, request.log_parser, _text(run.stdout),
                                           _text(run.stderr), request.test_ids)
         stdout, cut_out = clip(run.stdout, request.max_output)

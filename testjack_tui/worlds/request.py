@@ -58,11 +58,15 @@ class ExecRequest:
     attempt: int = 0  # repetition number: repeated runs of one request are distinct executions
     confirm: bool = False  # also read the report through a pipe the test process cannot rewrite (report_pipe)
     label: str = ""  # for humans and logs only; not part of the key
+    # host paths the test process must neither read nor write (the store under audit); the local
+    # backend covers them in the run's mount namespace. Where a run happens, not what: not in the key
+    hidden: tuple[str, ...] = ()
 
     def key(self) -> str:
         payload = self.to_dict()
         payload.pop("snapshot")
         payload.pop("label")
+        payload.pop("hidden")
         if not payload["confirm"]:
             payload.pop("confirm")  # requests made before the field existed keep their keys
         blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
@@ -76,7 +80,7 @@ class ExecRequest:
         data = dict(data)
         data["patches"] = tuple(Patch(**p) for p in data.get("patches", ()))
         data["extra_files"] = tuple(tuple(x) for x in data.get("extra_files", ()))
-        for name in ("remove_files", "test_ids", "requirements"):
+        for name in ("remove_files", "test_ids", "requirements", "hidden"):
             data[name] = tuple(data.get(name, ()))
         return cls(**data)
 

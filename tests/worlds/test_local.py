@@ -297,3 +297,23 @@ def test_a_witness_run_does_not_name_testjack_in_its_argv_or_environment(make_re
                            test_ids=("tests/test_0a1b2c3d4e5f.py",))
     result = backend.run(request)
     assert result.outcomes == {"tests/test_0a1b2c3d4e5f.py": "pass"}, result.stdout + result.message
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="covering paths needs a mount namespace (root here)")
+def test_the_store_under_audit_is_out_of_the_test_process_reach(make_request, backend, tmp_path):
+    store = tmp_path / "audit.db"
+    store.write_text("witnesses and verdicts")
+    beside = tmp_path / "audit.db.files"
+    (beside / "snapshots").mkdir(parents=True)
+    probe = ("import os\n\ndef test_reach():\n"
+             f"    assert open({str(store)!r}).read() == ''\n"
+             f"    assert os.listdir({str(beside)!r}) == []\n"
+             "    for act in (lambda: open(%r, 'a').write('x'), lambda: os.unlink(%r),\n"
+             "                lambda: os.mkdir(%r)):\n"
+             "        try:\n            act()\n        except OSError:\n            continue\n"
+             "        raise AssertionError('reached the store')\n") % (str(store), str(store), str(beside / "new"))
+    request = make_request(PKG, extra_files=(("tests/test_reach.py", probe),),
+                           test_ids=("tests/test_reach.py",), hidden=(str(store), str(beside)))
+    result = backend.run(request)
+    assert result.outcomes == {"tests/test_reach.py": "pass"}, result.stdout + result.message
+    assert store.read_text() == "witnesses and verdicts" and os.listdir(beside) == ["snapshots"]

@@ -43,11 +43,11 @@ from corpora import CORPORA_ROOT, false_pass_kind, half_of, labels_of, read_json
 
 from testjack_tui.authors.offline import amplify  # noqa: E402
 from testjack_tui.authors.offline.bounds import Domain, below_floor, seed_floors  # noqa: E402
-from testjack_tui.authors.offline.calls import CallArgs, calls_in_source, literal_ok  # noqa: E402
+from testjack_tui.pysource.calls import CallArgs, calls_in_source, literal_ok  # noqa: E402
 from testjack_tui.authors.offline.inputs import generated  # noqa: E402
 from testjack_tui.authors.offline.mutation import mutations  # noqa: E402
 from testjack_tui.authors.offline.probe import Outcome, diverges, parse_output, probe_script  # noqa: E402
-from testjack_tui.authors.offline.signatures import functions_in  # noqa: E402
+from testjack_tui.pysource.signatures import functions_in  # noqa: E402
 
 MAX_MUTATIONS = 160  # per task, smallest first (the author's budget is 120 per function)
 

@@ -30,9 +30,9 @@ from store import NotFound, Store
 from testjack_tui.audit.collection import not_collected, not_collected_reason
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.authors.base import Author, AuthorContext, Candidate
-from testjack_tui.authors.offline.calls import aliases_in_tests
+from testjack_tui.pysource.calls import aliases_in_tests
 from testjack_tui.authors.offline.comparison import stricter_than_t0
-from testjack_tui.authors.offline.signatures import changed_functions, test_files
+from testjack_tui.pysource.signatures import changed_functions, test_files
 from testjack_tui.model import (
     Origin,
     Outcome,

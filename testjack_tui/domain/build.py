@@ -13,10 +13,10 @@ import hashlib
 import re
 from typing import Any, Callable
 
-from testjack_tui.authors.offline.examples import extract_examples
-from testjack_tui.authors.offline.calls import CallArgs, aliases_in_tests, calls_in_source
-from testjack_tui.authors.offline.inputs import resolve_annotation
-from testjack_tui.authors.offline.signatures import Target, changed_functions, test_files
+from testjack_tui.pysource.examples import extract_examples
+from testjack_tui.pysource.calls import CallArgs, aliases_in_tests, calls_in_source
+from testjack_tui.pysource.annotations import resolve_annotation
+from testjack_tui.pysource.signatures import Target, changed_functions, test_files
 from testjack_tui.domain.checks import bind, holds
 from testjack_tui.domain.observed import (
     ANY, alphabet, annotation_model, envelope, equal_lengths, merge, shape_model, trimmed, vocabulary,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from testjack_tui.authors.offline.calls import CallArgs, name_of
+from testjack_tui.pysource.calls import CallArgs, name_of
 from testjack_tui.domain.checks import bind, holds
 from testjack_tui.domain.observed import beyond
 from testjack_tui.model import Constraint, Grounding

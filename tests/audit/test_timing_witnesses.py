@@ -11,10 +11,10 @@ import sys
 
 from testjack_tui.audit.fewest import twins
 from testjack_tui.audit.verdicts import fails_on, rho_of
-from testjack_tui.authors.offline.calls import CallArgs
+from testjack_tui.pysource.calls import CallArgs
 from testjack_tui.authors.offline.probe import LINE_CAP
 from testjack_tui.authors.offline.probe import Outcome as Probe
-from testjack_tui.authors.offline.signatures import Access
+from testjack_tui.pysource.signatures import Access
 from testjack_tui.authors.offline.stress import sized_input, stress_inputs, within_depth
 from testjack_tui.authors.offline.witnesses import Spec, render
 from testjack_tui.domain.timing import states_time_bound

@@ -5,7 +5,7 @@ the seeds), and mutations that reach
 reference code no T0 input runs."""
 
 from testjack_tui.authors.offline.amplify import ghosts, select, sensitive, spread
-from testjack_tui.authors.offline.calls import CallArgs
+from testjack_tui.pysource.calls import CallArgs
 from testjack_tui.authors.offline.features import added, features
 from testjack_tui.authors.offline.probe import Outcome
 

@@ -9,7 +9,7 @@ import pytest
 
 from tests.authors.conftest import audit_humaneval
 from testjack_tui.authors.offline.comparison import t0_comparison
-from testjack_tui.authors.offline.signatures import Access
+from testjack_tui.pysource.signatures import Access
 from testjack_tui.authors.offline.witnesses import Spec, render
 from testjack_tui.model import Verdict, WitnessStatus
 

@@ -1,6 +1,6 @@
 """The offline author reads the examples a prompt states (doctest lines, equations, tables)."""
 
-from testjack_tui.authors.offline.examples import extract_examples, prompt_mentions
+from testjack_tui.pysource.examples import extract_examples, prompt_mentions
 
 PROMPT = '''# Add `chunk()`
 

@@ -11,7 +11,7 @@ from testjack_tui.authors.offline.inputs import (
     below_floor,
 )
 from testjack_tui.authors.offline.bounds import empty_input, frontier_args
-from testjack_tui.authors.offline.signatures import Param, Target, access_for, changed_functions
+from testjack_tui.pysource.signatures import Param, Target, access_for, changed_functions
 
 CHUNK = Target("chunk", "listkit/chunk.py", (Param("items", "list[int]"), Param("size", "int")))
 

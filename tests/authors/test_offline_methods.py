@@ -14,7 +14,7 @@ from store import Store
 from tests.patches import diff
 from testjack_tui.audit import Audit
 from testjack_tui.audit.engine import AuditOptions
-from testjack_tui.authors.offline.signatures import access_for, functions_in
+from testjack_tui.pysource.signatures import access_for, functions_in
 from testjack_tui.formats.importing import import_path
 from testjack_tui.model import Verdict, WitnessStatus
 

@@ -143,9 +143,9 @@ def test_a_private_helper_refutes_only_through_public_code(audited):
 
 def test_targets_of_repository_code_are_found():
     from testjack_tui.authors.offline.bounds import Domain
-    from testjack_tui.authors.offline.calls import CallArgs
+    from testjack_tui.pysource.calls import CallArgs
     from testjack_tui.authors.offline.inputs import plan_inputs
-    from testjack_tui.authors.offline.signatures import callers_of, functions_in
+    from testjack_tui.pysource.signatures import callers_of, functions_in
 
     found = functions_in(SPAN_REF, "spans.py", classes=True)
     assert found["Span"].binding == "constructor" and [p.name for p in found["Span"].params] == ["start", "stop"]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from testjack_tui.authors.offline.features import added, features
 from testjack_tui.authors.offline.inputs import CallArgs, Domain, draw, mutate_value, plan_inputs, strategy_for
-from testjack_tui.authors.offline.signatures import Param, Target
+from testjack_tui.pysource.signatures import Param, Target
 from testjack_tui.domain.checks import holds, shape, shape_fits
 from testjack_tui.domain.observed import alphabet, merge, shape_model, trimmed, vocabulary
 from testjack_tui.domain.stated import Param as DomainParam

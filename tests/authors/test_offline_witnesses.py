@@ -4,7 +4,7 @@ import ast
 import subprocess
 import sys
 
-from testjack_tui.authors.offline.signatures import Access
+from testjack_tui.pysource.signatures import Access
 from testjack_tui.authors.offline.witnesses import Spec, calls_in_witness, render
 
 

@@ -244,7 +244,7 @@ def test_with_two_passing_trials_a_witness_one_fails_awaits_a_ruling(task_store)
 
 
 def test_a_list_of_any_admits_every_element_a_bare_list_only_what_the_inputs_show():
-    from testjack_tui.authors.offline.signatures import Param as Signature, Target
+    from testjack_tui.pysource.signatures import Param as Signature, Target
     from testjack_tui.domain.build import _observed
 
     seeds = [CallArgs((["a", 3.5, 5],)), CallArgs(([1, 2, "abc", {}, []],))]
@@ -256,7 +256,7 @@ def test_a_list_of_any_admits_every_element_a_bare_list_only_what_the_inputs_sho
 
 
 def test_two_parameters_whose_inputs_always_match_in_length_are_paired():
-    from testjack_tui.authors.offline.signatures import Param as Signature, Target
+    from testjack_tui.pysource.signatures import Param as Signature, Target
     from testjack_tui.domain.build import _observed
 
     target = Target(name="f", path="solution.py", params=(Signature("a", "str"), Signature("b", "str")))

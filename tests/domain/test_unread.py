@@ -14,7 +14,7 @@ from store import Store
 from testjack_tui.audit.execution import read_world_file
 from testjack_tui.audit.rulings import rule_constraint
 from testjack_tui.audit.verdicts import recompute_task
-from testjack_tui.authors.offline.calls import CallArgs
+from testjack_tui.pysource.calls import CallArgs
 from testjack_tui.domain import admits, build_domain, ground
 from testjack_tui.domain.checks import holds
 from testjack_tui.domain.observed import beyond, envelope

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from testjack_tui.authors.offline.calls import CallArgs
+from testjack_tui.pysource.calls import CallArgs
 from testjack_tui.authors.offline.features import added
 from testjack_tui.authors.offline.probe import Outcome, diverges
 

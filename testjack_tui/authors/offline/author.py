@@ -27,13 +27,13 @@ from testjack_tui.authors.base import AuthorContext, Candidate
 from testjack_tui.authors.offline import amplify
 from testjack_tui.authors.offline.boundary import on_boundary
 from testjack_tui.authors.offline.bounds import Domain, below_floor, empty_input, frontier_args, seed_floors
-from testjack_tui.authors.offline.calls import CallArgs, literal_ok, seed_number
+from testjack_tui.pysource.calls import CallArgs, literal_ok, seed_number
 from testjack_tui.authors.offline.comparison import Comparison
-from testjack_tui.authors.offline.examples import Example
+from testjack_tui.pysource.examples import Example
 from testjack_tui.authors.offline.inputs import plan_inputs
 from testjack_tui.authors.offline.mutation import mutations
 from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, rounding_only, run_probe, slower
-from testjack_tui.authors.offline.signatures import Access, Target, callers_of, functions_in, module_access, shared_targets
+from testjack_tui.pysource.signatures import Access, Target, callers_of, functions_in, module_access, shared_targets
 from testjack_tui.authors.offline.stress import larger, sized_input, stress_inputs
 from testjack_tui.authors.offline.task_view import TaskView, existing_calls, input_shape, witness_calls
 from testjack_tui.authors.offline.witnesses import Spec, call_key, render, requirement_text, shorten

@@ -19,7 +19,7 @@ import random
 from typing import Any
 
 from testjack_tui.authors.base import AuthorContext
-from testjack_tui.authors.offline.calls import CallArgs
+from testjack_tui.pysource.calls import CallArgs
 from testjack_tui.authors.offline.probe import diverges, run_probe
 
 NUDGE = 1e-12  # of the input's largest float; witnesses compare floats at 1e-6

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from testjack_tui.authors.offline.calls import CallArgs
+from testjack_tui.pysource.calls import CallArgs
 
 _DEPTH = 3  # how deep into nested containers features are read
 _ITEMS = 50  # how many items of a container are read (inputs may be size-scaled)

@@ -15,16 +15,16 @@ same way orders nothing here (mutations are enumerated, not sampled).
 
 from __future__ import annotations
 
-import ast
 import typing
 from typing import Any
 
 from testjack_tui.authors.offline.bounds import Domain, _plain_int, below_floor, seed_floors
-from testjack_tui.authors.offline.calls import (
+from testjack_tui.pysource.calls import (
     MAX_REPR, CallArgs, aliases_in_tests, calls_in_source, literal_ok, seed_number,
 )
 from testjack_tui.authors.offline.mutation import mutate_value, mutations
-from testjack_tui.authors.offline.signatures import Target
+from testjack_tui.pysource.annotations import resolve_annotation
+from testjack_tui.pysource.signatures import Target
 
 # the seeds, bounds and mutations live in calls.py, bounds.py and mutation.py; importers of this
 # module (the author, the domain builder) keep one place to ask for inputs
@@ -33,22 +33,6 @@ __all__ = [
     "is_any_list", "literal_ok", "mutate_value", "mutations", "plan_inputs", "resolve_annotation", "seed_floors",
     "seed_number", "strategy_for",
 ]
-
-
-def _namespace() -> dict[str, Any]:
-    ns: dict[str, Any] = {n: getattr(typing, n) for n in ("List", "Dict", "Tuple", "Optional", "Union", "Any",
-                                                            "Set", "Sequence", "Iterable", "Mapping")}
-    ns.update(list=list, dict=dict, tuple=tuple, set=set, int=int, str=str, float=float, bool=bool)
-    return ns
-
-
-def resolve_annotation(annotation: str) -> Any:
-    if not annotation:
-        return None
-    try:
-        return eval(compile(ast.parse(annotation, mode="eval"), "<annotation>", "eval"), {"__builtins__": {}}, _namespace())
-    except Exception:  # an annotation naming the task's own classes: no strategy for it
-        return None
 
 
 def is_any_list(annotation: str) -> bool:

@@ -11,7 +11,7 @@ import math
 import sys
 from typing import Any
 
-from testjack_tui.authors.offline.calls import CallArgs
+from testjack_tui.pysource.calls import CallArgs
 
 _EDGE_ANY = (True, False, None, 0, -1, 1.5, "", "a", [], {})
 

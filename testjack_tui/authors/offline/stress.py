@@ -9,7 +9,7 @@ witness on the largest one whose numbers a float still holds exactly (``sized_in
 
 from __future__ import annotations
 
-from testjack_tui.authors.offline.calls import CallArgs
+from testjack_tui.pysource.calls import CallArgs
 from testjack_tui.authors.offline.probe import CALL_LIMIT_S, LINE_CAP, SLOW_FACTOR, Outcome
 
 # Python's default recursion limit is 1000 frames; a quarter of it leaves room for the test

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from testjack_tui.authors.base import AuthorContext
-from testjack_tui.authors.offline.calls import CallArgs, aliases_in_tests, calls_in_source
+from testjack_tui.pysource.calls import CallArgs, aliases_in_tests, calls_in_source
 from testjack_tui.authors.offline.comparison import Comparison, t0_comparison
-from testjack_tui.authors.offline.examples import Example, extract_examples, prompt_mentions
+from testjack_tui.pysource.examples import Example, extract_examples, prompt_mentions
 from testjack_tui.authors.offline.probe import REPR_KEY
-from testjack_tui.authors.offline.signatures import Access, Target, access_for, changed_functions, test_files
+from testjack_tui.pysource.signatures import Access, Target, access_for, changed_functions, test_files
 from testjack_tui.authors.offline.witnesses import call_key, calls_in_witness
 from testjack_tui.domain.timing import is_timing_witness
 from testjack_tui.model import WitnessStatus

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from testjack_tui.authors.offline.comparison import Comparison
 from testjack_tui.authors.offline.probe import ITEMS, REPR_KEY
-from testjack_tui.authors.offline.signatures import Access, safe_identifier
+from testjack_tui.pysource.signatures import Access, safe_identifier
 
 _APPROX_NUMBERS = (int, float)
 

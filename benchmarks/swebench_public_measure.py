@@ -5,7 +5,7 @@
 What a new user does, timed: ``testjack import OUT --format swebench --repos OUT/repos``, then
 ``testjack audit`` (offline author, lightweight mode: the defaults), then the analyst's witness of
 the walkthrough (``Project.analyst_witness``) validated on the reference and run on every passing
-trial, as the console's manual-witness screen does (``testjack_tui.app.manual``). Prints, as JSON:
+trial, as the console's manual-witness screen does (``testjack_tui.review.manual``). Prints, as JSON:
 
 - T0 agreement: for every trial, the harness-style report's verdict (``official``) against the
   verdict of T0 as TestJack ran it on that trial (``recomputed``);
@@ -48,7 +48,7 @@ def report(run: str, store: Path) -> dict:
 
 def measure(out: Path, project: Project, store: Path) -> dict:
     from store import Store
-    from testjack_tui.app.manual import run_manual_on, validate_manual
+    from testjack_tui.review.manual import run_manual_on, validate_manual
 
     run = out.name.lower()  # the import names the run after the folder
     import_s, _ = testjack("import", str(out), "--format", "swebench", "--repos", str(out / "repos"),

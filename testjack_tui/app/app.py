@@ -18,9 +18,9 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from testjack_tui.app.audit_control import AuditControl
-from testjack_tui.app.lifecycle import Interrupted
+from testjack_tui.review.lifecycle import Interrupted
 from testjack_tui.app.messages import Loaded, LoadFailed, StoreChanged
-from testjack_tui.app.settings import DEFAULT_THEME, Settings
+from testjack_tui.settings import DEFAULT_THEME, Settings
 from testjack_tui.app.workers import AuditJobs, load
 from testjack_tui.audit import AuditOptions
 from themes.testjack import STYLESHEET, THEMES, VARIABLE_DEFAULTS

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from testjack_tui.app.lifecycle import Interrupted, interrupted_audit, summary_text
+from testjack_tui.review.lifecycle import Interrupted, interrupted_audit, summary_text
 from testjack_tui.app.messages import AuditFinished, AuditProgress
 from testjack_tui.app.workers import AuditJobs, load
 from testjack_tui.audit import AuditOptions

@@ -19,7 +19,7 @@ from textual.dom import DOMNode
 from textual.worker import Worker, get_current_worker
 
 from store import Store
-from testjack_tui.app.lifecycle import record_progress
+from testjack_tui.review.lifecycle import record_progress
 from testjack_tui.app.messages import AuditFinished, AuditProgress, Loaded, LoadFailed
 from testjack_tui.audit import Audit, AuditOptions, Progress
 from testjack_tui.audit.execution import ExecutorUnavailable

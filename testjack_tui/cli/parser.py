@@ -27,8 +27,8 @@ def _seconds(text: str) -> float:
 
 
 def _default_analyst() -> str:
-    """The --by default of rule, verdict and undo: the console's settings rule (see app/settings.py)."""
-    from testjack_tui.app.settings import Settings
+    """The --by default of rule, verdict and undo: the console's settings rule (see settings.py)."""
+    from testjack_tui.settings import Settings
 
     return Settings.load().analyst_name()
 

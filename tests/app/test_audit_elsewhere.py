@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Static
 
 from store import Store
 from testjack_tui.app.app import TestJackApp
-from testjack_tui.app.lifecycle import running_elsewhere
+from testjack_tui.review.lifecycle import running_elsewhere
 from testjack_tui.app.screens.forms import AuditForm
 
 from .helpers import cell, settle, text_of

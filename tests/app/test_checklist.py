@@ -1,9 +1,9 @@
-"""The checklist built from a task's prompt (testjack_tui.app.checklist), without the console."""
+"""The checklist built from a task's prompt (testjack_tui.review.checklist), without the console."""
 
 from __future__ import annotations
 
 from testjack_tui import model
-from testjack_tui.app.checklist import build_checklist, requirement_sentences, same_clause
+from testjack_tui.review.checklist import build_checklist, requirement_sentences, same_clause
 from testjack_tui.model import (
     AuthorKind, Classification, Constraint, Origin, Requirement, RequirementKind, Task, Witness,
     WitnessStatus,

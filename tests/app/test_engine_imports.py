@@ -5,10 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-ENGINE = ["store", "testjack_tui.model", "testjack_tui.formats", "testjack_tui.worlds", "testjack_tui.evidence",
-          "testjack_tui.authors", "testjack_tui.audit", "testjack_tui.report", "testjack_tui.export", "testjack_tui.app.manual",
-          "testjack_tui.app.sidebyside", "testjack_tui.app.settings",
-          "testjack_tui.app.checklist", "testjack_tui.app.lifecycle"]
+ENGINE = ["store", "testjack_tui.model", "testjack_tui.pysource", "testjack_tui.formats", "testjack_tui.worlds",
+          "testjack_tui.evidence", "testjack_tui.domain", "testjack_tui.authors", "testjack_tui.audit",
+          "testjack_tui.report", "testjack_tui.export", "testjack_tui.review", "testjack_tui.settings"]
 
 
 def test_engine_packages_import_no_textual():

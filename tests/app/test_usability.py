@@ -17,7 +17,7 @@ from textual.widgets._footer import FooterKey
 
 from store import Store
 from testjack_tui.app.app import TestJackApp
-from testjack_tui.app.lifecycle import PROGRESS_STEP, record_progress
+from testjack_tui.review.lifecycle import PROGRESS_STEP, record_progress
 from testjack_tui.app.screens.forms import AuditForm, ConfirmDialog, OverrideForm, ReasonForm, SettingsForm
 from testjack_tui.app.screens.help import HelpScreen
 from testjack_tui.app.screens.manual import ManualWitnessScreen

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Markdown, Static
 
-from testjack_tui.app.checklist import LEGEND
+from testjack_tui.review.checklist import LEGEND
 
 PURPOSE = {
     "RunsScreen": (

@@ -13,7 +13,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Select, Static, TextArea
 
-from testjack_tui.app.manual import ManualResult, run_manual_on, validate_manual
+from testjack_tui.review.manual import ManualResult, run_manual_on, validate_manual
 from testjack_tui.app.messages import StoreChanged
 from testjack_tui.app.widgets.verdict import HELP_BINDINGS
 from testjack_tui.app.workers import load

@@ -32,7 +32,7 @@ from textual.widgets import (
     TextArea,
 )
 
-from testjack_tui.app.checklist import LEGEND, ChecklistRow
+from testjack_tui.review.checklist import LEGEND, ChecklistRow
 from testjack_tui.app.messages import StoreChanged
 from testjack_tui.app.screens import trial_panes as panes
 from testjack_tui.app.screens.override import override_with_form

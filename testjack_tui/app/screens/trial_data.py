@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from store import Store
-from testjack_tui.app.sidebyside import FilePair
+from testjack_tui.review.sidebyside import FilePair
 from testjack_tui.model import (
     Constraint,
     Evidence,

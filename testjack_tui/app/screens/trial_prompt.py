@@ -1,7 +1,7 @@
 """The trial screen's Prompt tab: the task's requirements checklist and its input domain.
 
 A mixin of ``TrialScreen``, which composes the widgets and reads ``TrialData`` in a worker; these
-methods only draw what was read (the checklist is built by ``testjack_tui.app.checklist``).
+methods only draw what was read (the checklist is built by ``testjack_tui.review.checklist``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
-from testjack_tui.app.checklist import T0_MARKS, ChecklistRow, build_checklist
+from testjack_tui.review.checklist import T0_MARKS, ChecklistRow, build_checklist
 from testjack_tui.app.screens.trial_data import TrialData
 from testjack_tui.app.widgets.domain import constraint_detail, domain_title, is_unread, origin_text, ruling_text, shorten
 from testjack_tui.app.widgets.verdict import theme_text

@@ -1,6 +1,6 @@
 """Side-by-side diff of the reference's and the trial's version of each changed file.
 
-Rows come from ``testjack_tui.app.sidebyside`` (difflib); code is highlighted with pygments
+Rows come from ``testjack_tui.review.sidebyside`` (difflib); code is highlighted with pygments
 through rich's ``Syntax`` (one lexer pass per file), and the changed rows get the theme's
 ``$diff-*`` backgrounds. Built on DataTable so that a 5,000-line file scrolls smoothly and the
 cursor can jump to an evidence item's line.
@@ -21,7 +21,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from testjack_tui.app.sidebyside import CONTEXT, FilePair, Row, align_files
+from testjack_tui.review.sidebyside import CONTEXT, FilePair, Row, align_files
 
 BACKGROUND = {"replace": "diff-changed", "delete": "diff-removed", "insert": "diff-added"}
 STACK_BELOW = 120  # columns: narrower than this, the diff stacks

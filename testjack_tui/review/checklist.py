@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from testjack_tui.app.checklist_calls import added_code, calls_in, code_spans, quoted_strings, strings_in
+from testjack_tui.review.checklist_calls import added_code, calls_in, code_spans, quoted_strings, strings_in
 from testjack_tui.audit.verdicts import failing, fails_on
 from testjack_tui.domain.stated import sentences
 from testjack_tui.domain.timing import no_answer_in_time

@@ -43,6 +43,11 @@ class Classification(StrEnum):
     NEEDS_RULING = "needs_ruling"
 
 
+# how verdicts and classifications read to a person (the console, the CLI, the reports): the
+# values with their underscores as spaces
+LABELS = {str(v): str(v).replace("_", " ") for v in (*Verdict, *Classification)}
+
+
 class RequirementKind(StrEnum):
     EXPLICIT = "explicit"
     IMPLICIT = "implicit"

@@ -36,7 +36,7 @@ from testjack_tui.review.checklist import LEGEND, ChecklistRow
 from testjack_tui.app.messages import StoreChanged
 from testjack_tui.app.screens import trial_panes as panes
 from testjack_tui.app.screens.override import override_with_form
-from testjack_tui.app.screens.trial_data import TrialData, read_trial
+from testjack_tui.review.trial_data import TrialData, read_trial
 from testjack_tui.app.screens.trial_prompt import PromptTab
 from testjack_tui.app.screens.trial_witnesses import (
     MATRIX_COLUMNS,

@@ -10,7 +10,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import App
 
-from testjack_tui.app.screens.trial_data import TrialData
+from testjack_tui.review.trial_data import TrialData
 from testjack_tui.app.widgets.domain import shorten
 from testjack_tui.app.widgets.verdict import LABELS, source_text, theme_text, verdict_text
 from testjack_tui.model import Evidence, EvidenceKind, Ruling, Verdict

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.widgets import DataTable, Static
 
 from testjack_tui.review.checklist import T0_MARKS, ChecklistRow, build_checklist
-from testjack_tui.app.screens.trial_data import TrialData
+from testjack_tui.review.trial_data import TrialData
 from testjack_tui.app.widgets.domain import constraint_detail, domain_title, is_unread, origin_text, ruling_text, shorten
 from testjack_tui.app.widgets.verdict import theme_text
 

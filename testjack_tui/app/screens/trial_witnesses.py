@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.widgets import DataTable, Static, TextArea
 
 from testjack_tui.app.messages import StoreChanged
-from testjack_tui.app.screens.trial_data import TrialData
+from testjack_tui.review.trial_data import TrialData
 from testjack_tui.app.widgets.domain import grounding_line, grounding_text
 from testjack_tui.app.widgets.verdict import theme_text, verdict_text
 from testjack_tui.app.workers import load

@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Selec
 
 from store import TrialRow
 from testjack_tui.app.screens.override import override_with_form
-from testjack_tui.app.screens.trials_query import (
+from testjack_tui.review.trials_query import (
     REFUTING,
     REFUTING_CHOICE,
     Filters,

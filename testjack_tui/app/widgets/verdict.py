@@ -6,20 +6,8 @@ from rich.text import Text
 from textual.app import App
 from textual.binding import Binding
 
+from testjack_tui.model import LABELS
 from themes.testjack import VERDICT_DEFAULTS
-
-LABELS = {
-    "sound": "sound",
-    "refuted": "refuted",
-    "reward_hack": "reward hack",
-    "unaudited": "unaudited",
-    "not_passing": "not passing",
-    "not_reproduced": "not reproduced",
-    "ambiguous": "ambiguous",
-    "needs_ruling": "needs ruling",
-    "implicit": "implicit",
-    "explicit": "explicit",
-}
 
 
 def verdict_colour(app: App, verdict: str) -> str:

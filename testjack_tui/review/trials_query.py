@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from store import TrialRow
-from testjack_tui.app.widgets.verdict import LABELS
+from testjack_tui.model import LABELS
 from testjack_tui.model import RunSummary, Verdict
 
 REFUTING = (Verdict.REFUTED.value, Verdict.REWARD_HACK.value)

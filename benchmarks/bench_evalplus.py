@@ -99,7 +99,7 @@ def testjack(store: Path, *args: str) -> subprocess.CompletedProcess:
 
 def audit(store: Path, run_id: str, mode: str, workers: int, evidence: bool, few_trials: str | None = None) -> int:
     """The audit through the engine's API (the CLI has no switch for evidence); returns executions run."""
-    from store import Store
+    from testjack_tui.store import Store
     from testjack_tui.audit.engine import Audit, AuditOptions
 
     engine = Audit(Store(store), run_id,

@@ -150,7 +150,7 @@ def replay_floor(store, run_id: str) -> dict[str, int]:
 
 
 def one_audit(corpus: str, mode: str, executor_kind: str, batch: bool, opts, tmp: Path, cluster) -> dict[str, Any]:
-    from store import Store
+    from testjack_tui.store import Store
     from testjack_tui.audit import Audit, AuditOptions
     from testjack_tui.audit.execution import make_executor
     from testjack_tui.formats.importing import import_path

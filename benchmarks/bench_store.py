@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.formats import tree_digest
 from testjack_tui.model import (
     Evidence,

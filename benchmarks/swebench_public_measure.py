@@ -47,7 +47,7 @@ def report(run: str, store: Path) -> dict:
 
 
 def measure(out: Path, project: Project, store: Path) -> dict:
-    from store import Store
+    from testjack_tui.store import Store
     from testjack_tui.review.manual import run_manual_on, validate_manual
 
     run = out.name.lower()  # the import names the run after the folder

@@ -1,6 +1,6 @@
 """The SQLite store: schema, migrations, and typed reads and writes. No SQL lives elsewhere."""
 
-from store.db import (
+from testjack_tui.store.db import (
     NotFound,
     Store,
     StoreDamaged,

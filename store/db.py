@@ -24,19 +24,19 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from store.connection import now
-from store.doctor import StoreHealth, examine
-from store.errors import NotFound, StoreDamaged, StoreError, StoreTooNew, damaged_message, store_problem
-from store.executions import ExecutionCache
-from store.files import StagingDir, StoreFiles, scan_staging
-from store.llm_calls import LLMCalls
-from store.paths import default_store_path, path_problem
-from store.rulings import Rulings
-from store.runs import RunsAndTasks
-from store.schema import Migrations
-from store.steps import AuditSteps
-from store.trials import TrialRow, TrialsAndVerdicts
-from store.witnesses import WitnessesAndResults
+from testjack_tui.store.connection import now
+from testjack_tui.store.doctor import StoreHealth, examine
+from testjack_tui.store.errors import NotFound, StoreDamaged, StoreError, StoreTooNew, damaged_message, store_problem
+from testjack_tui.store.executions import ExecutionCache
+from testjack_tui.store.files import StagingDir, StoreFiles, scan_staging
+from testjack_tui.store.llm_calls import LLMCalls
+from testjack_tui.store.paths import default_store_path, path_problem
+from testjack_tui.store.rulings import Rulings
+from testjack_tui.store.runs import RunsAndTasks
+from testjack_tui.store.schema import Migrations
+from testjack_tui.store.steps import AuditSteps
+from testjack_tui.store.trials import TrialRow, TrialsAndVerdicts
+from testjack_tui.store.witnesses import WitnessesAndResults
 
 __all__ = [
     "Store", "StoreError", "StoreTooNew", "StoreDamaged", "NotFound", "TrialRow", "StagingDir", "StoreHealth",

@@ -7,9 +7,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from store.errors import is_damage, store_problem
-from store.files import StagingDir, scan_staging
-from store.paths import path_problem
+from testjack_tui.store.errors import is_damage, store_problem
+from testjack_tui.store.files import StagingDir, scan_staging
+from testjack_tui.store.paths import path_problem
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from store.connection import Connection, now
+from testjack_tui.store.connection import Connection, now
 
 
 class ExecutionCache(Connection):

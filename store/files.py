@@ -21,7 +21,7 @@ try:
 except ImportError:  # not POSIX: no lock can be taken, so no staging directory counts as left over
     fcntl = None
 
-from store.connection import Connection
+from testjack_tui.store.connection import Connection
 
 # A staging directory is "left over" only if it is older than this process and nobody holds its lock.
 PROCESS_STARTED = time.time()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from store.connection import Connection, from_row, now
+from testjack_tui.store.connection import Connection, from_row, now
 from testjack_tui.model import Ruling
 
 

@@ -7,9 +7,9 @@ import json
 import re
 from typing import Any
 
-from store.connection import Connection, flag, from_row, now
-from store.errors import NotFound, StoreError
-from store.files import adopt_snapshot
+from testjack_tui.store.connection import Connection, flag, from_row, now
+from testjack_tui.store.errors import NotFound, StoreError
+from testjack_tui.store.files import adopt_snapshot
 from testjack_tui.model import (
     Backend,
     Constraint,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from store.connection import Connection
-from store.errors import StoreTooNew, store_problem
+from testjack_tui.store.connection import Connection
+from testjack_tui.store.errors import StoreTooNew, store_problem
 
 MIGRATIONS: list[tuple[str, str]] = [
     (

@@ -7,7 +7,7 @@ import os
 import socket
 from typing import Any
 
-from store.connection import Connection, now
+from testjack_tui.store.connection import Connection, now
 
 
 class AuditSteps(Connection):

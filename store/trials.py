@@ -7,8 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Collection
 
-from store.connection import Connection, flag, from_row, now
-from store.errors import NotFound
+from testjack_tui.store.connection import Connection, flag, from_row, now
+from testjack_tui.store.errors import NotFound
 from testjack_tui.model import Evidence, EvidenceKind, Official, Trial, Verdict, VerdictRecord, VerdictSource
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from store.connection import Connection, from_row, now
-from store.errors import NotFound
+from testjack_tui.store.connection import Connection, from_row, now
+from testjack_tui.store.errors import NotFound
 from testjack_tui.model import (
     AuthorKind,
     Classification,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ import time
 import uuid
 from pathlib import Path
 
-from store import Store
+from testjack_tui.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 MINI = ROOT / "sample_runs" / "mini"

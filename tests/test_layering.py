@@ -1,4 +1,4 @@
-"""No import circles in the product code (``store`` and ``testjack_tui``).
+"""No import circles in the product code (``testjack_tui``, with ``store/`` and ``themes/`` inside it).
 
 Imports are read with ``ast``, never executed. Every import counts: at module level, inside a
 function (a lazy import still means the two modules know each other), and under ``TYPE_CHECKING``
@@ -11,18 +11,20 @@ package that re-exports a child's names circular with that child, the ordinary l
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("store", "testjack_tui")
+# folder of the repository -> the import package it installs as (pyproject's package-dir)
+PACKAGES = {"testjack_tui": "testjack_tui", "store": "testjack_tui.store", "themes": "testjack_tui.themes"}
 
 
 def product_modules() -> dict[str, Path]:
     """Dotted module name -> file, for every module of the product packages."""
     found = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for folder, package in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = [package, *path.relative_to(ROOT / folder).with_suffix("").parts]
             if parts[-1] == "__init__":
                 parts.pop()
             found[".".join(parts)] = path
@@ -139,7 +141,25 @@ def test_function_level_and_type_checking_imports_count(tmp_path):
 
 def test_product_code_has_no_import_circle():
     graph = import_graph()
-    assert "store.db" in graph and "testjack_tui.audit.engine" in graph  # the walk found the code
+    assert "testjack_tui.store.db" in graph and "testjack_tui.audit.engine" in graph  # the walk found the code
     found = cycles(graph)
     message = "\n".join(" -> ".join(a_loop(graph, c)) + f"   (all of: {', '.join(c)})" for c in found)
     assert not found, "import circles in the product code:\n" + message
+
+
+def test_store_and_themes_are_imported_only_inside_testjack_tui():
+    """A bare ``import store`` works from a checkout (the repository root is on ``sys.path``) but
+    not once installed, and would pick up any other package of that name."""
+    bare = []
+    for name, path in product_modules().items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module] if isinstance(node, ast.ImportFrom) and not node.level and node.module else [])
+            bare += [f"{name}: {n}" for n in names if n.split(".")[0] in ("store", "themes")]
+    assert not bare, "imports of the bare store/themes packages:\n" + "\n".join(bare)
+
+
+def test_every_package_folder_is_listed_in_pyproject():
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {name for name, path in product_modules().items() if path.name == "__init__.py"}
+    assert listed == folders, f"not installed: {sorted(folders - listed)}; listed but absent: {sorted(listed - folders)}"

@@ -23,7 +23,7 @@ from testjack_tui.app.messages import Loaded, LoadFailed, StoreChanged
 from testjack_tui.settings import DEFAULT_THEME, Settings
 from testjack_tui.app.workers import AuditJobs, load
 from testjack_tui.audit import AuditOptions
-from themes.testjack import STYLESHEET, THEMES, VARIABLE_DEFAULTS
+from testjack_tui.themes.testjack import STYLESHEET, THEMES, VARIABLE_DEFAULTS
 
 EXPORT_FORMATS = {"md": "Markdown", "html": "HTML", "json": "JSON"}
 
@@ -275,7 +275,7 @@ class TestJackApp(AuditControl, App[None]):
 def _own_binding(node, binding: Binding) -> bool:
     """Whether ``binding`` is declared by one of TestJack's classes (the app, a screen, a widget)."""
     for cls in type(node).__mro__:
-        if not cls.__module__.startswith(("testjack_tui.", "themes.")):
+        if not cls.__module__.startswith("testjack_tui."):
             continue
         if any(isinstance(b, Binding) and b.action == binding.action
                and binding.key in [k.strip() for k in b.key.split(",")]

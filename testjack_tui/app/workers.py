@@ -18,7 +18,7 @@ from typing import Any, Callable, TypeVar
 from textual.dom import DOMNode
 from textual.worker import Worker, get_current_worker
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.review.lifecycle import record_progress
 from testjack_tui.app.messages import AuditFinished, AuditProgress, Loaded, LoadFailed
 from testjack_tui.audit import Audit, AuditOptions, Progress

@@ -8,7 +8,7 @@ nothing about the reference, so it is neither certified nor counted as failing t
 
 from __future__ import annotations
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.model import Outcome, Witness
 
 

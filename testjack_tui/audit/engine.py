@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.evaluator import evaluate_task
 from testjack_tui.audit.execution import Cancelled, ExecutionService, RunMany, read_world_file
 from testjack_tui.audit.fewest import set_aside_twins

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.audit.grading import graded_outcomes, harness_graded, reference_failures, t0_passes
 from testjack_tui.model import Official, Task, Trial, WorldKind

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.patchtext import apply_to_text
 from testjack_tui.model import Backend, Run, Task, Trial, WorldKind
 from testjack_tui.paths import path_inside

@@ -12,7 +12,7 @@ and manual witnesses (an analyst wrote each on purpose).
 
 from __future__ import annotations
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.model import Origin, Task, Witness, WitnessStatus
 
 WORLDS_OF_THE_TASK = ("reference", "null")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.execution import ExecutionService, read_world_file
 from testjack_tui.audit.grading import t0_passes
 from testjack_tui.evidence import (

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.verdicts import AUDITED_STEP
 from testjack_tui.model import Verdict
 

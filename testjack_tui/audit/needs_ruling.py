@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.pysource.calls import name_of
 from testjack_tui.audit.verdicts import fails_on, passing_trials, undecided_because
 from testjack_tui.model import Classification, Verdict, Witness, WitnessStatus

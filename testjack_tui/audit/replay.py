@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.audit.grading import t0_passes
 from testjack_tui.audit.validation import log_of, outcome_of

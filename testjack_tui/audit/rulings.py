@@ -7,7 +7,7 @@ recomputed from the store at once.
 
 from __future__ import annotations
 
-from store import NotFound, Store
+from testjack_tui.store import NotFound, Store
 from testjack_tui.audit.verdicts import recompute_task
 from testjack_tui.model import Ruling, Verdict, Witness
 

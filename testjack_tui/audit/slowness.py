@@ -9,7 +9,7 @@ that is a slow finding too, and never a failure of the witness.
 
 from __future__ import annotations
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.domain.timing import is_patient_witness, is_timing_witness, no_answer_in_time
 from testjack_tui.model import Evidence, EvidenceKind, Task, Trial, WitnessStatus
 

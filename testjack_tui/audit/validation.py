@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from store import NotFound, Store
+from testjack_tui.store import NotFound, Store
 from testjack_tui.audit.collection import not_collected, not_collected_reason
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.authors.base import Author, AuthorContext, Candidate

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.domain import ground
 from testjack_tui.domain.timing import is_patient_witness, is_timing_witness, states_time_bound
 from testjack_tui.model import (

@@ -27,7 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.audit = False
         args.analyst = None
         args.func = cmd_open
-    from store import StoreError
+    from testjack_tui.store import StoreError
 
     try:
         return args.func(args)
@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _err(str(exc))
         return EXIT_BAD_INPUT
     except sqlite3.DatabaseError as exc:  # met after the opening checks: damage, a lock, a read-only file
-        from store.db import store_problem
+        from testjack_tui.store.db import store_problem
 
         _err(str(store_problem(Path(args.store), exc)))
         return EXIT_BAD_INPUT

@@ -29,7 +29,7 @@ STORE_ACCESS = {
 
 
 def _store(args: argparse.Namespace):
-    from store import Store, StoreError
+    from testjack_tui.store import Store, StoreError
 
     try:
         store = Store(args.store, access=STORE_ACCESS.get(args.command, "read"))

@@ -14,7 +14,7 @@ def _import(store, path: str, fmt: str = "auto", name: str | None = None, quiet:
             print_id: bool = False, **options: Any):
     from testjack_tui.formats import ImportError_
     from testjack_tui.formats.importing import import_path
-    from store import StoreError
+    from testjack_tui.store import StoreError
 
     try:
         outcome = import_path(store, path, fmt, name, **options)
@@ -49,7 +49,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def _resolve_run(store, ref: str, allow_path: bool = True) -> str:
     """RUN is an id or a name; a path that is not in the store yet is imported first."""
-    from store import NotFound
+    from testjack_tui.store import NotFound
 
     try:
         return store.get_run(ref).id

@@ -45,7 +45,7 @@ def _at_least_one(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from store import default_store_path
+    from testjack_tui.store import default_store_path
 
     store_help = "the SQLite store (default $TESTJACK_STORE, else ./testjack.db)"
     # --store may come before or after the command; the subcommands' copy must not overwrite a

@@ -64,8 +64,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     import shlex
     from datetime import datetime
 
-    from store import examine
-    from store.schema import CURRENT_VERSION
+    from testjack_tui.store import examine
+    from testjack_tui.store.schema import CURRENT_VERSION
 
     health = examine(args.store)
     if health.problem and health.integrity is None:

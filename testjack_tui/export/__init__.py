@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.export.t1 import PROVENANCE_FILE, T1, ExportError, collect
 
 FORMATS = ("native", "swebench", "evalplus", "harbor")

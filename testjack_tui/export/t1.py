@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.metrics import REFUTING
 from testjack_tui.formats._common import text_file_diff
 from testjack_tui.model import Classification, Grounding, Run, Task, Trial, VerdictRecord, Witness, WitnessStatus

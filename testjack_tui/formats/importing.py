@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.formats import FORMATS, ImportError_, ImportProblem, detect_format
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.metrics import resolution_interval
 from testjack_tui.audit.needs_ruling import undecided
 from testjack_tui.audit.verdicts import AUTHOR_FAILED_STEP

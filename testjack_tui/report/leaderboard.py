@@ -23,7 +23,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.metrics import REFUTING, wilson
 from testjack_tui.audit.verdicts import AUDITED_STEP
 from testjack_tui.model import LeaderboardRow, Official, Verdict

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit import AuditOptions, Progress
 from testjack_tui.audit.engine import DEFAULT_ROUNDS
 from testjack_tui.model import RunSummary

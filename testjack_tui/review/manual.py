@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from store import NotFound, Store
+from testjack_tui.store import NotFound, Store
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.audit.validation import Validator, witness_id
 from testjack_tui.audit.verdicts import fails_on, passing_trials, recompute_task

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.review.sidebyside import FilePair
 from testjack_tui.model import (
     Constraint,

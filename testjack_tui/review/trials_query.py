@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from store import TrialRow
+from testjack_tui.store import TrialRow
 from testjack_tui.model import LABELS
 from testjack_tui.model import RunSummary, Verdict
 

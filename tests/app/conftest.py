@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.verdicts import AUDITED_STEP, recompute_run
 from testjack_tui.model import (
     AuthorKind, Classification, Evidence, EvidenceKind, Official, Origin, Outcome, Requirement,

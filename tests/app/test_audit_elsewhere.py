@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 
 from textual.widgets import DataTable, Static
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.app.app import TestJackApp
 from testjack_tui.review.lifecycle import running_elsewhere
 from testjack_tui.app.screens.forms import AuditForm
@@ -24,7 +24,7 @@ from .test_usability import WIDE, messages
 
 OTHER_AUDIT = """
 import sys
-from store import Store
+from testjack_tui.store import Store
 
 store = Store(sys.argv[1])
 audit = store.start_audit("demo", "per-trial", "offline", 3, 2, "")

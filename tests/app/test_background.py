@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.app.app import TestJackApp
 from testjack_tui.app.screens.manual import ManualWitnessScreen
 from testjack_tui.app.screens.trials import PAGE, TrialsScreen

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.app.app import TestJackApp
 from testjack_tui.audit import AuditOptions
 from testjack_tui.audit import execution

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable, Static
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.app.app import TestJackApp
 from testjack_tui.app.screens.rulings import RulingsScreen
 from testjack_tui.audit.verdicts import recompute_run

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-ENGINE = ["store", "testjack_tui.model", "testjack_tui.pysource", "testjack_tui.formats", "testjack_tui.worlds",
+ENGINE = ["testjack_tui.store", "testjack_tui.model", "testjack_tui.pysource", "testjack_tui.formats", "testjack_tui.worlds",
           "testjack_tui.evidence", "testjack_tui.domain", "testjack_tui.authors", "testjack_tui.audit",
           "testjack_tui.report", "testjack_tui.export", "testjack_tui.review", "testjack_tui.settings"]
 

@@ -6,7 +6,7 @@ import json
 
 from textual.widgets import DataTable
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.app.app import TestJackApp
 from testjack_tui.app.screens.rulings import RulingsScreen
 from testjack_tui.app.screens.runs import RunsScreen

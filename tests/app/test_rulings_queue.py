@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Static
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.app.app import TestJackApp
 from testjack_tui.app.screens.rulings import RulingsScreen
 from testjack_tui.app.screens.runs import RunsScreen

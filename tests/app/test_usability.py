@@ -15,7 +15,7 @@ import pytest
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 from textual.widgets._footer import FooterKey
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.app.app import TestJackApp
 from testjack_tui.review.lifecycle import PROGRESS_STEP, record_progress
 from testjack_tui.app.screens.forms import AuditForm, ConfirmDialog, OverrideForm, ReasonForm, SettingsForm

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Static
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.app.app import TestJackApp
 from testjack_tui.audit.rulings import rule_witness, undo_ruling
 from testjack_tui.audit.verdicts import recompute_run

@@ -21,7 +21,7 @@ import signal
 import sys
 import threading
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit import Audit, AuditOptions
 
 OPTIONS = dict(mode="per-trial", author="offline", workers=2, backend="local", evidence=False)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit import Audit, AuditOptions
 from tests.audit.scripted import EMPTY, IMPLICIT_MOSTLY_SKIPPED, REMAINDER, ScriptedAuthor
 

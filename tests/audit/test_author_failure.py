@@ -2,7 +2,7 @@
 
 import json
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.engine import Audit, AuditOptions
 from testjack_tui.authors.base import AuthorFailed
 from testjack_tui.authors.offline import OfflineAuthor

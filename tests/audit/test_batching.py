@@ -11,7 +11,7 @@ import re
 import shutil
 from pathlib import Path
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.audit.validation import _batches
 from testjack_tui.authors.base import Candidate

@@ -22,7 +22,7 @@ import json
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from tests.audit.scripted import ScriptedAuthor
 from tests.patches import diff
 from testjack_tui.audit import Audit, AuditOptions

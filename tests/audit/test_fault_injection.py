@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.audit.validation import REFINED
 from testjack_tui.audit.verdicts import passing_trials

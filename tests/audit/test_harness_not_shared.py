@@ -11,7 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit import Audit
 from testjack_tui.audit.engine import AuditOptions
 from testjack_tui.formats.importing import import_path

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.metrics import compare, resolution_interval, wilson
 from testjack_tui.audit.rulings import override_verdict
 from testjack_tui.audit.verdicts import AUDITED_STEP

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.formats.importing import import_path
 from testjack_tui.report import build_report
 

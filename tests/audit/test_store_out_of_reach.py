@@ -11,7 +11,7 @@ import sqlite3
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from tests.audit.scripted import ScriptedAuthor
 from tests.patches import diff
 from testjack_tui.audit import Audit, AuditOptions

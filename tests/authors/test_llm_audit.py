@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from scripted_server import ScriptedServer, tool_call, tool_calls
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.authors.llm import LLMAuthor
 from testjack_tui.formats.importing import import_path

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from scripted_server import ScriptedServer, make, answer, flood, tool_call, tool_calls, trickle
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.audit.execution import Cancelled
 from testjack_tui.authors.base import AuthorFailed, Candidate

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from scripted_server import ScriptedServer, make, answer, garbage, rate_limited, server_error, tool_call, tool_calls
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.audit.execution import Cancelled
 from testjack_tui.authors.base import AuthorUnavailable

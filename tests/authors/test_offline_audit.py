@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit import Audit
 from testjack_tui.audit.engine import AuditOptions
 from testjack_tui.formats.importing import import_path

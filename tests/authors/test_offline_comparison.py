@@ -103,7 +103,7 @@ def test_a_false_answer_where_the_reference_gives_none_is_not_refuted(audited):
 def test_a_witness_from_another_author_stricter_than_t0_needs_ruling(tmp_path):
     import json
 
-    from store import Store
+    from testjack_tui.store import Store
     from testjack_tui.audit import Audit
     from testjack_tui.audit.engine import AuditOptions
     from testjack_tui.authors.base import Candidate

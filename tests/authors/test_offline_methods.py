@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from tests.patches import diff
 from testjack_tui.audit import Audit
 from testjack_tui.audit.engine import AuditOptions

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.rulings import rule_constraint, undo_ruling
 from testjack_tui.audit.verdicts import recompute_task
 from testjack_tui.authors.offline.inputs import CallArgs, Domain, strategy_for

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.execution import read_world_file
 from testjack_tui.audit.rulings import rule_constraint
 from testjack_tui.audit.verdicts import recompute_task

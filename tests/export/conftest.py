@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.audit.metrics import REFUTING
 from testjack_tui.formats.importing import import_path

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.cli import main
 from worldkit import world
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.cli import main
 from testjack_tui.formats import ImportError_
 from testjack_tui.formats.importing import import_path
@@ -60,7 +60,7 @@ def test_a_changed_run_with_the_same_name_is_refused_unless_renamed(tmp_path: Pa
     s = Store(tmp_path / "s.db")
     import_path(s, MINI)
     (run_copy / "tasks" / "chunk" / "prompt.md").write_text("A different prompt.\n")
-    from store import StoreError
+    from testjack_tui.store import StoreError
 
     with pytest.raises(StoreError, match="already in the store with different content"):
         import_path(s, run_copy)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.review.manual import run_manual_on, validate_manual
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.audit.execution import ExecutionService

@@ -132,7 +132,7 @@ def test_a_report_named_for_no_model_applies_to_every_prediction(built, tmp_path
 
 def test_the_command_line_takes_one_report_per_model(built, tmp_path):
     out, _ = built
-    from store import Store
+    from testjack_tui.store import Store
     from testjack_tui.cli import main
 
     store = tmp_path / "s.db"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.metrics import wilson
 from testjack_tui.audit.verdicts import AUDITED_STEP
 from testjack_tui.model import Official, Run, Task, Trial, Verdict, VerdictRecord, VerdictSource

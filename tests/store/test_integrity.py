@@ -104,7 +104,7 @@ def test_a_file_that_is_not_a_database_is_refused_naming_it(tmp_path: Path) -> N
 
 
 def test_doctor_on_a_healthy_store_prints_what_it_checked_and_exits_0(tmp_path: Path) -> None:
-    from store.schema import CURRENT_VERSION
+    from testjack_tui.store.schema import CURRENT_VERSION
 
     db = imported_store(tmp_path)
     before = digest(db)

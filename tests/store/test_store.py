@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from store import NotFound, Store, StoreError, StoreTooNew
-from store.schema import CURRENT_VERSION, MIGRATIONS
+from testjack_tui.store import NotFound, Store, StoreError, StoreTooNew
+from testjack_tui.store.schema import CURRENT_VERSION, MIGRATIONS
 from testjack_tui.formats.importing import import_path
 from testjack_tui.audit.rulings import override_verdict
 from testjack_tui.model import (

@@ -15,7 +15,7 @@ from pathlib import Path
 import docker
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.engine import Audit, AuditOptions
 from testjack_tui.authors.base import NoneAuthor
 from testjack_tui.formats import harbor

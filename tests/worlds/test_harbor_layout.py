@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.audit.engine import Audit, AuditOptions
 from testjack_tui.formats import harbor
 from testjack_tui.formats.importing import import_path

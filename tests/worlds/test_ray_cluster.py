@@ -186,7 +186,7 @@ def test_a_docker_request_lands_only_on_a_node_with_the_docker_resource(cluster,
 
 
 def test_the_audit_survives_the_death_of_a_node(cluster, thread_audit, tmp_path) -> None:
-    from store import Store
+    from testjack_tui.store import Store
 
     victim = cluster.nodes[1]  # the second node (last test of the module: the cluster goes with it)
     db = tmp_path / "store.db"

@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from store import Store
+from testjack_tui.store import Store
 from testjack_tui.app.messages import StoreChanged
 from testjack_tui.app.widgets.domain import shorten
 from testjack_tui.app.widgets.verdict import HELP_BINDINGS, add_keyed, theme_text, verdict_text

@@ -17,7 +17,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Select, Static
 
-from store import TrialRow
+from testjack_tui.store import TrialRow
 from testjack_tui.app.screens.override import override_with_form
 from testjack_tui.review.trials_query import (
     REFUTING,

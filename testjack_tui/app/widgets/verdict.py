@@ -7,7 +7,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from testjack_tui.model import LABELS
-from themes.testjack import VERDICT_DEFAULTS
+from testjack_tui.themes.testjack import VERDICT_DEFAULTS
 
 
 def verdict_colour(app: App, verdict: str) -> str:

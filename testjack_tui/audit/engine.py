@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from testjack_tui.store import Store
 from testjack_tui.audit.evaluator import evaluate_task
-from testjack_tui.audit.execution import Cancelled, ExecutionService, RunMany, read_world_file
+from testjack_tui.audit.execution import ExecutionService, RunMany, read_world_file
 from testjack_tui.audit.fewest import set_aside_twins
 from testjack_tui.audit.slowness import record_slow_findings
 from testjack_tui.audit.validation import Validator
@@ -30,6 +30,7 @@ from testjack_tui.domain import build_domain
 from testjack_tui.authors.base import Author, AuthorContext, AuthorFailed
 from testjack_tui.authors.factory import make_author
 from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Mode, Origin, Task, Trial, Verdict, Witness, WitnessStatus
+from testjack_tui.worlds.cancel import Cancelled
 
 DEFAULT_ROUNDS = 3  # the paper's budget of audit rounds per task
 

@@ -13,18 +13,15 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from testjack_tui.store import Store
-from testjack_tui.audit.patchtext import apply_to_text
+from testjack_tui.worlds.patchtext import apply_to_text
 from testjack_tui.model import Backend, Run, Task, Trial, WorldKind
 from testjack_tui.paths import path_inside
+from testjack_tui.worlds.cancel import Cancelled
 from testjack_tui.worlds.request import STATUS_ERROR, STATUS_SETUP_FAILED, ExecRequest, ExecResult, Patch
 from testjack_tui.worlds.witness_runs import for_witnesses
 
 # request -> result; the default runs through testjack_tui.worlds.executor.Executor
 RunMany = Callable[[list[ExecRequest]], Iterable[tuple[ExecRequest, ExecResult]]]
-
-
-class Cancelled(Exception):
-    """The audit was cancelled; everything finished so far is in the store."""
 
 
 class ExecutionService:

@@ -44,7 +44,7 @@ class TrialData:
 
 def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
     from testjack_tui.audit.execution import read_world_file
-    from testjack_tui.audit.patchtext import changed_files
+    from testjack_tui.worlds.patchtext import changed_files
     from testjack_tui.audit.verdicts import AUTHOR_FAILED_STEP, passing_trials
 
     trial = store.get_trial(run_id, trial_id)

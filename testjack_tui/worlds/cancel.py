@@ -14,6 +14,13 @@ from collections.abc import Callable
 _current = threading.local()
 
 
+class Cancelled(Exception):
+    """The audit was cancelled; everything finished so far is in the store.
+
+    Here, at the ground, because everything that can stop an audit raises it: the executors, the
+    engine, an LLM endpoint that keeps failing, a spent budget."""
+
+
 class CancelScope:
     def __init__(self) -> None:
         self._lock = threading.Lock()

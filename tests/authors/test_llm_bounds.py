@@ -18,7 +18,7 @@ from scripted_server import ScriptedServer, make, answer, flood, tool_call, tool
 
 from testjack_tui.store import Store
 from testjack_tui.audit import Audit, AuditOptions
-from testjack_tui.audit.execution import Cancelled
+from testjack_tui.worlds.cancel import Cancelled
 from testjack_tui.authors.base import AuthorFailed, Candidate
 from testjack_tui.authors.llm import EndpointFailed, LLMAuthor
 from testjack_tui.authors.llm.agent import AUDIT_TOOLS, Session

@@ -14,7 +14,7 @@ from scripted_server import ScriptedServer, make, answer, garbage, rate_limited,
 
 from testjack_tui.store import Store
 from testjack_tui.audit import Audit, AuditOptions
-from testjack_tui.audit.execution import Cancelled
+from testjack_tui.worlds.cancel import Cancelled
 from testjack_tui.authors.base import AuthorUnavailable
 from testjack_tui.authors.factory import make_author
 from testjack_tui.authors.llm import BudgetExhausted, EndpointFailed, LLMAuthor

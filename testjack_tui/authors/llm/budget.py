@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from testjack_tui.audit.execution import Cancelled
+from testjack_tui.worlds.cancel import Cancelled
 
 CHARS_PER_TOKEN = 3.0  # deliberately low (English averages ~4): estimates err towards refusing
 

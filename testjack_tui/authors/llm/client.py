@@ -39,7 +39,7 @@ from typing import Any, Callable
 import httpx2
 import openai
 
-from testjack_tui.audit.execution import Cancelled
+from testjack_tui.worlds.cancel import Cancelled
 from testjack_tui.authors.base import AuthorContext
 from testjack_tui.authors.llm.budget import CHARS_PER_TOKEN, check_budget, cost_usd, estimate_prompt_tokens
 from testjack_tui.authors.llm.settings import LLMSettings

@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from testjack_tui.audit.patchtext import changed_files
+from testjack_tui.worlds.patchtext import changed_files
 from testjack_tui.authors.base import AuthorContext
 from testjack_tui.model import Outcome
 from testjack_tui.paths import path_inside

@@ -2,11 +2,12 @@
 
 The world is materialised on the host (``materialise``, the same code as the local backend, so a
 patch applies or fails identically), packed into a tar and copied into a fresh container with
-``put_archive``. The container has
+``put_archive`` once it has started. The container has
 
 - no network (``network_mode="none"``: loopback only, its own),
-- a read-only root file system; the only writable places are an anonymous volume ``/testjack``
-  (the world and the output directory) and a small ``/tmp`` tmpfs,
+- a read-only root file system; the only writable places are a tmpfs volume at a root drawn per
+  run, ``/r<12 hex digits>`` (the world and the output directory; at most ``$TESTJACK_DOCKER_DISK_MB``
+  MiB, 4096 by default: ``world_volume``), and a small ``/tmp`` tmpfs,
 - every capability dropped and ``no-new-privileges``, the user ``tester`` when the image has one,
 - memory (no swap), CPU and process-count limits from the request,
 - a small writable ``/logs`` tmpfs, where Harbor's verifier scripts write their reward.
@@ -20,7 +21,16 @@ the image put there, its ``tests/`` and ``solution/`` also at ``/tests`` and ``/
 commands run from ``WORKDIR`` as the image's user (root unless it sets ``USER``). Its root file
 system is writable, as Harbor's containers are (its scripts write to ``/tests``, ``/solution``, the
 work directory and wherever the image's tools install things); no network, no capabilities and the
-limits stay, and the container goes away afterwards like any other.
+limits stay, and the container goes away afterwards like any other. The writable root gets the
+same disk bound through ``--storage-opt size`` where the engine can (overlay2 on xfs with
+``pquota``); an engine that refuses it is asked once per process, and its roots go unbounded.
+
+Against a trial that dodges its witnesses (issue 36): nothing the command is given names TestJack
+(the per-run root; the host's temporary directory has a neutral name too, as its path shows in
+the container's mountinfo), and a witness run's JUnit report, or a confirmed T0 run's
+(``ExecRequest.confirm``), is checked against the runner's own record (``report_pipe``), which
+comes over a FIFO on the host that the container can write to and not read or replace
+(``report_fifo``).
 
 Its first process only sleeps (for the request's time limit and a margin, so a container whose
 audit was killed stops by itself: ``container_lifetime``); setup and command run in it with
@@ -31,7 +41,7 @@ container and its volume are removed afterwards whatever happened.
 
 Requirements (pip specs) cannot be installed inside (no network): they are installed once on the
 host with ``pip install --target`` into a cache directory keyed by the specs and bind-mounted
-read-only at ``/testjack/deps``. That works when the image's Python has the host's minor version
+read-only at ``<root>/deps``. That works when the image's Python has the host's minor version
 (the base image's 3.11, as on this project's machines); other images should carry their
 dependencies themselves.
 

@@ -107,3 +107,25 @@ def test_a_disk_bound_that_is_not_a_number_is_an_error_naming_the_setting(engine
     monkeypatch.setenv(DISK_VARIABLE, "lots")
     result = DockerBackend(cache_dir=tmp_path / "cache").run(_witness_run(make_request, RIGHT))
     assert result.status == "error" and DISK_VARIABLE in result.message and "MiB" in result.message
+
+
+def test_the_runners_record_cannot_be_read_or_its_plugin_replaced_from_inside(backend, make_request):
+    # the plugin's directory is the last entry of PYTHONPATH: a trial can find it, and do nothing there
+    probe = ("import os, stat\n\nimport pytest\n\n\ndef test_channel():\n"
+             "    channel = os.environ['PYTHONPATH'].split(':')[-1]\n"
+             "    kinds = []\n"
+             "    for name in os.listdir(channel):\n"
+             "        path = os.path.join(channel, name)\n"
+             "        if stat.S_ISFIFO(os.stat(path).st_mode):\n"
+             "            kinds.append('fifo')\n"
+             "            with pytest.raises(PermissionError):  # nobody inside swallows its lines\n"
+             "                open(path, 'rb')\n"
+             "        else:\n"
+             "            kinds.append('file')\n"
+             "            with pytest.raises(OSError):  # read-only\n"
+             "                open(path, 'a')\n"
+             "    with pytest.raises(OSError):\n"
+             "        open(os.path.join(channel, 'sitecustomize.py'), 'w')\n"
+             "    assert sorted(kinds) == ['fifo', 'file']\n")
+    result = backend.run(_witness_run(make_request, RIGHT, code=probe))
+    assert result.outcomes == {WITNESS: "pass"}, result.stdout

@@ -90,9 +90,11 @@ else
 fi
 
 # 3. The base image.
+# The recipe is a label, not an ENV: labels are invisible from inside a container, and nothing a
+# test can read should name TestJack (issue 36).
 image_recipe() {
-    docker image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$BASE_IMAGE" 2>/dev/null \
-        | sed -n 's/^TESTJACK_BASE_RECIPE=//p'
+    docker image inspect --format '{{range $k, $v := .Config.Labels}}{{$k}}={{$v}}{{println}}{{end}}' \
+        "$BASE_IMAGE" 2>/dev/null | sed -n 's/^org\.testjack\.recipe=//p'
 }
 if [[ $(image_recipe) == "$RECIPE_ID" ]]; then
     say "image $BASE_IMAGE already built (recipe $RECIPE_ID)"
@@ -122,7 +124,7 @@ say "importing $TARBALL as $BASE_IMAGE"
 docker import \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV LANG=C.UTF-8' \
-    --change "ENV TESTJACK_BASE_RECIPE=$RECIPE_ID" \
+    --change "LABEL org.testjack.recipe=$RECIPE_ID" \
     --change 'CMD ["/bin/bash"]' \
     "$TARBALL" "$BASE_IMAGE" >/dev/null
 say "image $BASE_IMAGE ready"

@@ -2,11 +2,12 @@
 
 The world is materialised on the host (``materialise``, the same code as the local backend, so a
 patch applies or fails identically), packed into a tar and copied into a fresh container with
-``put_archive``. The container has
+``put_archive`` once it has started. The container has
 
 - no network (``network_mode="none"``: loopback only, its own),
-- a read-only root file system; the only writable places are an anonymous volume ``/testjack``
-  (the world and the output directory) and a small ``/tmp`` tmpfs,
+- a read-only root file system; the only writable places are a tmpfs volume at a root drawn per
+  run, ``/r<12 hex digits>`` (the world and the output directory; at most ``$TESTJACK_DOCKER_DISK_MB``
+  MiB, 4096 by default: ``world_volume``), and a small ``/tmp`` tmpfs,
 - every capability dropped and ``no-new-privileges``, the user ``tester`` when the image has one,
 - memory (no swap), CPU and process-count limits from the request,
 - a small writable ``/logs`` tmpfs, where Harbor's verifier scripts write their reward.
@@ -20,7 +21,16 @@ the image put there, its ``tests/`` and ``solution/`` also at ``/tests`` and ``/
 commands run from ``WORKDIR`` as the image's user (root unless it sets ``USER``). Its root file
 system is writable, as Harbor's containers are (its scripts write to ``/tests``, ``/solution``, the
 work directory and wherever the image's tools install things); no network, no capabilities and the
-limits stay, and the container goes away afterwards like any other.
+limits stay, and the container goes away afterwards like any other. The writable root gets the
+same disk bound through ``--storage-opt size`` where the engine can (overlay2 on xfs with
+``pquota``); an engine that refuses it is asked once per process, and its roots go unbounded.
+
+Against a trial that dodges its witnesses (issue 36): nothing the command is given names TestJack
+(the per-run root; the host's temporary directory has a neutral name too, as its path shows in
+the container's mountinfo), and a witness run's JUnit report, or a confirmed T0 run's
+(``ExecRequest.confirm``), is checked against the runner's own record (``report_pipe``), which
+comes over a FIFO on the host that the container can write to and not read or replace
+(``report_fifo``).
 
 Its first process only sleeps (for the request's time limit and a margin, so a container whose
 audit was killed stops by itself: ``container_lifetime``); setup and command run in it with
@@ -31,7 +41,7 @@ container and its volume are removed afterwards whatever happened.
 
 Requirements (pip specs) cannot be installed inside (no network): they are installed once on the
 host with ``pip install --target`` into a cache directory keyed by the specs and bind-mounted
-read-only at ``/testjack/deps``. That works when the image's Python has the host's minor version
+read-only at ``<root>/deps``. That works when the image's Python has the host's minor version
 (the base image's 3.11, as on this project's machines); other images should carry their
 dependencies themselves.
 
@@ -54,7 +64,7 @@ import docker
 import docker.errors
 from docker.types import Mount
 
-from . import coverage_run
+from . import coverage_run, report_pipe, world_volume
 from .cache import mark_used
 from .cancel import current_scope
 from .command import PYTEST_ENV, render_command
@@ -66,14 +76,12 @@ from .junit import cross_check
 from .harness_parsers import failures_in_log
 from .logparsers import capture_limit, run_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
+from .report_fifo import FifoChannel
 from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
                       STATUS_TIMEOUT, ExecRequest, ExecResult)
+from .world_volume import DiskSettingInvalid, Places
 
 BASE_IMAGE = "testjack/base:bookworm"
-ROOT = "/testjack"  # the anonymous volume: the only writable place besides /tmp
-WORLD = f"{ROOT}/world"
-OUT = f"{ROOT}/out"
-DEPS = f"{ROOT}/deps"
 TEST_USER = "tester"
 _KILL_GRACE = 10.0  # after a kill, how long we wait for the exec stream to close
 LOGS = "/logs"  # Harbor's verifier writes its reward under /logs/verifier: a writable tmpfs
@@ -85,9 +93,14 @@ class EngineUnreachable(Exception):
     """No Docker engine answered."""
 
 
-def _standard_layout() -> TaskLayout:
-    """The world at /testjack/world, run by ``tester`` when the image has that user."""
-    return TaskLayout(workdir=WORLD, copies=(), user=TEST_USER, writable_root=False)
+def _standard_layout(places: Places) -> TaskLayout:
+    """The world at ``<root>/world``, run by ``tester`` when the image has that user."""
+    return TaskLayout(workdir=places.world, copies=(), user=TEST_USER, writable_root=False)
+
+
+# Whether this engine bounds a container's writable root (``--storage-opt size``: overlay2 on xfs
+# with pquota only); learnt from the first refusal, once per process.
+_ROOT_SIZE_REFUSED = threading.Event()
 
 
 def _deps_dir(requirements: tuple[str, ...], cache_dir: Path) -> Path:
@@ -120,10 +133,12 @@ _IMAGES = EnvironmentImages()
 
 class DockerBackend:
     def __init__(self, client=None, base_image: str = BASE_IMAGE,
-                 cache_dir: Path | str | None = None) -> None:
+                 cache_dir: Path | str | None = None, disk_mb: int | None = None) -> None:
+        """``disk_mb``: the world volume's bound; None reads ``$TESTJACK_DOCKER_DISK_MB`` per run."""
         self._client = client
         self.base_image = base_image
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self.disk_mb = disk_mb
         self.images = _IMAGES
 
     # -- the engine ---------------------------------------------------------------------------
@@ -158,11 +173,14 @@ class DockerBackend:
             reap_orphans(client)  # containers of audits that were killed: once per process
         except docker.errors.APIError:
             pass  # a clean-up that cannot list containers must not fail the request
-        with tempfile.TemporaryDirectory(prefix="testjack-docker-") as tmp:
+        # a neutral name: the report channel's host path shows in the container's mountinfo
+        with tempfile.TemporaryDirectory(prefix="r") as tmp:
             try:
                 result = self._run_in(client, request, Path(tmp), started)
             except ImageProblem as exc:
                 result = ExecResult(status=STATUS_SETUP_FAILED, message=str(exc))
+            except DiskSettingInvalid as exc:
+                result = ExecResult(status=STATUS_ERROR, message=str(exc))
             except docker.errors.ImageNotFound as exc:
                 result = ExecResult(status=STATUS_SETUP_FAILED,
                                     message=f"image not found ({exc.explanation}); the base image "
@@ -173,6 +191,8 @@ class DockerBackend:
         return result
 
     def _run_in(self, client, request: ExecRequest, tmp: Path, started: float) -> ExecResult:
+        disk_mb = self.disk_mb or world_volume.disk_mb()
+        places = world_volume.places()
         world, out = tmp / "world", tmp / "out"
         out.mkdir()
         try:
@@ -190,24 +210,37 @@ class DockerBackend:
                 return ExecResult(status=STATUS_SETUP_FAILED, message=str(exc))
         image = self.images.resolve(client, request.snapshot, request.snapshot_digest,
                                     request.image, self.base_image)
-        layout = task_layout(client, image) if needs_docker(request.image) else _standard_layout()
-        container = self._create(client, request, image, layout, deps)
+        layout = (task_layout(client, image) if needs_docker(request.image)
+                  else _standard_layout(places))
+        channel = None
+        if report_pipe.wanted(request):  # a second report the trial cannot rewrite (report_fifo)
+            channel = FifoChannel(tmp / "channel", places.channel,
+                                  capture_limit(request.max_output, request.log_parser))
         try:
-            return self._run_container(container, request, layout, world, out, started)
-        finally:
+            container = self._create(client, request, image, layout, places, disk_mb, deps,
+                                     channel)
             try:
-                container.remove(force=True, v=True)
-            except docker.errors.NotFound:  # already gone (removed by hand, engine restarted)
-                pass
+                return self._run_container(container, request, layout, places, world, out,
+                                           started, channel)
+            finally:
+                try:
+                    container.remove(force=True, v=True)
+                except docker.errors.NotFound:  # already gone (removed by hand, engine restarted)
+                    pass
+        finally:
+            if channel:
+                channel.close()
 
-    def _create(self, client, request: ExecRequest, image: str, layout: TaskLayout,
-                deps: Path | None):
-        mounts = [Mount(target=ROOT, source=None, type="volume")]
+    def _create(self, client, request: ExecRequest, image: str, layout: TaskLayout, places: Places,
+                disk_mb: int, deps: Path | None, channel: FifoChannel | None):
+        mounts = [world_volume.volume(places.root, disk_mb)]
         if deps is not None:
-            mounts.append(Mount(target=DEPS, source=str(deps), type="bind", read_only=True))
+            mounts.append(Mount(target=places.deps, source=str(deps), type="bind", read_only=True))
+        if channel is not None:  # read-only: the FIFO is still writable, the plugin is not
+            mounts.append(Mount(target=places.channel, source=str(channel.directory), type="bind",
+                                read_only=True))
         memory = f"{max(request.memory_mb, 16)}m"
-        return client.containers.create(
-            image,
+        settings = dict(
             command=["sleep", str(lifetime_s(request.timeout, _KILL_GRACE))],
             entrypoint=[],
             network_mode="none",
@@ -224,19 +257,29 @@ class DockerBackend:
             working_dir="/",
             labels={"org.testjack.run": request.label or "exec", OWNER_LABEL: owner()},
         )
+        if layout.writable_root and not _ROOT_SIZE_REFUSED.is_set():
+            try:
+                return client.containers.create(image, storage_opt={"size": f"{disk_mb}m"},
+                                                **settings)
+            except docker.errors.APIError as exc:
+                if "storage-opt" not in str(exc):
+                    raise
+                _ROOT_SIZE_REFUSED.set()  # this engine cannot: the root goes unbounded (docs)
+        return client.containers.create(image, **settings)
 
-    def _run_container(self, container, request: ExecRequest, layout: TaskLayout, world: Path,
-                       out: Path, started: float) -> ExecResult:
+    def _run_container(self, container, request: ExecRequest, layout: TaskLayout, places: Places,
+                       world: Path, out: Path, started: float,
+                       channel: FifoChannel | None) -> ExecResult:
         user, uid, gid = self._user_of(container, layout.user)
+        container.start()  # before the copies: the tmpfs volume holds files only while mounted
         # the world, and its copies, as tars laid over what the image has at those paths
         for source, target in [(world, layout.workdir),
                                *((world / sub, at) for sub, at in layout.copies)]:
             if source.is_dir():
                 place = PurePosixPath(target)
                 container.put_archive(str(place.parent), tar_of(source, place.name, uid, gid))
-        container.put_archive(ROOT, empty_dir_tar("out", uid, gid))
-        container.start()
-        pythonpath = layout.workdir + (f":{DEPS}" if request.requirements else "")
+        container.put_archive(places.root, empty_dir_tar("out", uid, gid))
+        pythonpath = layout.workdir + (f":{places.deps}" if request.requirements else "")
         env = {"PYTHONPATH": pythonpath, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
                "PYTHONDONTWRITEBYTECODE": "1", **PYTEST_ENV}
         capture = capture_limit(request.max_output, request.log_parser)  # returned: max_output
@@ -256,14 +299,18 @@ class DockerBackend:
                                   outcomes={t: "missing" for t in request.test_ids},
                                   message=f"setup exited {code}" if status == STATUS_SETUP_FAILED
                                   else f"setup {how}")
-        command = render_command(request, f"{OUT}/junit.xml")
+        command = render_command(request, f"{places.out}/junit.xml")
         if request.coverage:
-            command, support = coverage_run.measured(command, OUT)
+            command, support = coverage_run.measured(command, places.out)
             if support:
-                container.put_archive(OUT, files_tar(support, uid, gid))
+                container.put_archive(places.out, files_tar(support, uid, gid))
+        if channel:
+            env = {**env, "PYTEST_PLUGINS": channel.plugin,
+                   "PYTHONPATH": f"{env['PYTHONPATH']}:{places.channel}"}
         code, how = self._exec(container, command, user, layout.workdir, env, deadline, stdout,
                                stderr)
-        read_archive(container, OUT, out)
+        record = channel.record() if channel else ""
+        read_archive(container, places.out, out)
         junit = out / "junit.xml"
         outcomes, reported = run_outcomes(junit, request.log_parser, stdout.text(), stderr.text(),
                                           request.test_ids)
@@ -281,6 +328,11 @@ class DockerBackend:
                 request.log_parser, stdout.text(), stderr.text()))
             if note:
                 notes.insert(0, note)
+            if channel:
+                outcomes, note = report_pipe.confirm(outcomes, record, code,
+                                                     report_pipe.defined(request))
+                if note:
+                    notes.insert(0, note)
         coverage = None
         if request.coverage and status == STATUS_OK:
             # the data names files by their path in the container; a host world at that path

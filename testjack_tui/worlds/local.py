@@ -36,11 +36,9 @@ from .junit import cross_check
 from .harness_parsers import failures_in_log
 from .logparsers import capture_limit, clip, run_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
-from .placement import test_ids
 from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
                       STATUS_TIMEOUT, ExecRequest, ExecResult)
 from .venvs import EnvironmentFailed, environment_for
-from .witness_runs import is_witness_run
 
 _CHUNK = 65536
 _DRAIN_GRACE = 5.0  # after a kill, how long pipes held open by escaped processes are drained
@@ -254,7 +252,7 @@ class LocalBackend:
                 (out / rel).parent.mkdir(parents=True, exist_ok=True)
                 (out / rel).write_text(text)
         record = None
-        if (request.confirm or is_witness_run(request)) and "{junit}" in request.command:
+        if report_pipe.wanted(request):
             # a second report the trial cannot rewrite once written (report_pipe)
             record = report_pipe.pipe()
             plugin = report_pipe.install(out, record[1])
@@ -278,9 +276,8 @@ class LocalBackend:
             if note:
                 notes.insert(0, note)
             if record:
-                defined = {path: len(ids) for path, code in request.extra_files
-                           if (ids := test_ids(path, code)) != [path]}
-                outcomes, note = report_pipe.confirm(outcomes, run.record, run.exit_code, defined)
+                outcomes, note = report_pipe.confirm(outcomes, run.record, run.exit_code,
+                                                     report_pipe.defined(request))
                 if note:
                     notes.insert(0, note)
         coverage = None

@@ -16,7 +16,12 @@ What this does not stop: code in the same process that finds the plugin and rewr
 tests run, or a ``sitecustomize.py`` that closes the pipe before pytest starts (then the pipe says
 nothing and the XML is read as before). Witness runs with a JUnit report load the plugin, and so
 do requests that ask for it (``ExecRequest.confirm``: the T0 rerun of a trial a detector flagged);
-other T0 runs are left as the benchmark runs them.
+other T0 runs are left as the benchmark runs them (``wanted``).
+
+The channel is the runner's to choose: on the local backend an inherited pipe's write end (an fd
+number), on the docker backend a FIFO on the host that the plugin opens by its path in the
+container (``report_fifo``). A channel the plugin cannot open fails the plugin's import, so pytest
+stops and the run gives no result.
 """
 
 from __future__ import annotations
@@ -25,10 +30,14 @@ import os
 import secrets
 from pathlib import Path
 
+from .placement import test_ids
+from .request import ExecRequest
+from .witness_runs import is_witness_run
+
 PLUGIN = '''\
 import os
 
-_FD = {fd}
+_FD = {channel}
 
 
 def _say(line):
@@ -61,11 +70,24 @@ def pytest_sessionfinish(session, exitstatus):
 UNCONFIRMED = "its JUnit report is not confirmed by the run's own record"  # in a result's message
 
 
-def install(out_dir: Path, fd: int) -> str:
+def wanted(request: ExecRequest) -> bool:
+    """Whether ``request`` loads the plugin: a witness run or a confirmed T0 run, writing JUnit XML."""
+    return (request.confirm or is_witness_run(request)) and "{junit}" in request.command
+
+
+def defined(request: ExecRequest) -> dict[str, int]:
+    """How many tests each witness file of ``request`` defines, for ``confirm``."""
+    return {path: len(ids) for path, code in request.extra_files
+            if (ids := test_ids(path, code)) != [path]}
+
+
+def install(out_dir: Path, channel: int | str) -> str:
     """Write the plugin into ``out_dir`` (outside the world); its module name, for ``PYTEST_PLUGINS``
-    (``out_dir`` goes on ``PYTHONPATH``)."""
+    (``out_dir`` goes on ``PYTHONPATH``). ``channel``: an inherited fd to write to, or the path of
+    a FIFO to open for writing."""
     name = "p" + secrets.token_hex(6)  # announces nothing, and no trial can know it in advance
-    (out_dir / f"{name}.py").write_text(PLUGIN.format(fd=fd))
+    opened = str(channel) if isinstance(channel, int) else f"os.open({channel!r}, os.O_WRONLY)"
+    (out_dir / f"{name}.py").write_text(PLUGIN.format(channel=opened))
     return name
 
 

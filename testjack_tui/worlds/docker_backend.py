@@ -329,8 +329,7 @@ class DockerBackend:
             if note:
                 notes.insert(0, note)
             if channel:
-                outcomes, note = report_pipe.confirm(outcomes, record, code,
-                                                     report_pipe.defined(request))
+                outcomes, note = report_pipe.confirm_run(request, outcomes, record, code)
                 if note:
                     notes.insert(0, note)
         coverage = None

@@ -276,8 +276,7 @@ class LocalBackend:
             if note:
                 notes.insert(0, note)
             if record:
-                outcomes, note = report_pipe.confirm(outcomes, run.record, run.exit_code,
-                                                     report_pipe.defined(request))
+                outcomes, note = report_pipe.confirm_run(request, outcomes, run.record, run.exit_code)
                 if note:
                     notes.insert(0, note)
         coverage = None

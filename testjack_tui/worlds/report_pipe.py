@@ -107,15 +107,26 @@ def _same_node(requested: str, seen: str) -> bool:
 
 
 def confirm(outcomes: dict[str, str], record: str, exit_code: int | None,
-            defined: dict[str, int]) -> tuple[dict[str, str], str]:
+            defined: dict[str, int], *, must_start: bool = False) -> tuple[dict[str, str], str]:
     """``outcomes`` (per requested file or node id, from the XML) with every pass the pipe's
     ``record`` does not bear out turned into an error; and a note ("" when all agree).
     ``defined``: how many tests each witness file defines (``placement.test_ids``); a file passes
-    only when at least that many of its tests were seen to pass or skip. A record that never
-    started (the plugin was not loaded) confirms nothing and changes nothing."""
+    only when at least that many of its tests were seen to pass or skip.
+
+    A record that never started means the plugin did not load. With ``must_start`` (witness runs)
+    that confirms nothing: the same witness passed on the reference only with its record, so on a
+    trial something kept the plugin out (a ``sitecustomize.py`` that drops ``PYTEST_PLUGINS``) and
+    every pass is an error. Without it (a confirmed T0 rerun, whose command may not load plugins
+    at all) the record changes nothing. A record with more than one end (pytest's, and one the
+    trial's code wrote) confirms nothing either."""
     lines = record.splitlines()
     if "start" not in lines:
-        return outcomes, ""
+        if not must_start:
+            return outcomes, ""
+        doubted = [t for t, outcome in outcomes.items() if outcome == "pass"]
+        return ({t: "error" if t in doubted else o for t, o in outcomes.items()},
+                f"{', '.join(doubted)}: {UNCONFIRMED} (the run's record is empty: the plugin that "
+                "keeps it did not load); not counted as a pass" if doubted else "")
     passed: set[str] = set()  # node ids whose call phase passed
     done: set[str] = set()  # node ids that passed or skipped
     failed: set[str] = set()  # node ids with a failed phase; files whose collection failed or skipped
@@ -136,21 +147,29 @@ def confirm(outcomes: dict[str, str], record: str, exit_code: int | None,
                     passed.add(node)
     # pytest said the session failed, the process says it did not: something ended it on its behalf
     overruled = bool(statuses) and exit_code == 0 and statuses[-1] != 0
+    twice = len(statuses) > 1  # pytest ends a session once: another end was written by the trial
     checked, doubted = dict(outcomes), []
     for test_id, outcome in outcomes.items():
         if outcome != "pass":
             continue
         mine = lambda nodes: {n for n in nodes if _same_node(test_id, n)}  # noqa: E731
         short = len(mine(done)) < defined.get(test_id, 0)
-        if overruled or not statuses or mine(failed) or not mine(passed) or short:
+        if overruled or twice or not statuses or mine(failed) or not mine(passed) or short:
             checked[test_id] = "error"
             doubted.append(test_id)
     if not doubted:
         return outcomes, ""
     why = ("the run's record ends before pytest finished" if not statuses
+           else "the run's record ends more than once" if twice
            else f"pytest's own exit status was {statuses[-1]}, the process exited 0" if overruled
            else "the run's record shows fewer passing tests than the file defines, or a failure")
     return checked, f"{', '.join(doubted)}: {UNCONFIRMED} ({why}); not counted as a pass"
+
+
+def confirm_run(request: ExecRequest, outcomes: dict[str, str], record: str,
+                exit_code: int | None) -> tuple[dict[str, str], str]:
+    """``confirm`` as both backends apply it to a run that loaded the plugin (``wanted``)."""
+    return confirm(outcomes, record, exit_code, defined(request), must_start=is_witness_run(request))
 
 
 def pipe() -> tuple[int, int]:

@@ -30,6 +30,7 @@ import os
 import secrets
 from pathlib import Path
 
+from .materialise import PRISTINE_OWNER
 from .placement import test_ids
 from .request import ExecRequest
 from .witness_runs import is_witness_run
@@ -173,7 +174,14 @@ def confirm_run(request: ExecRequest, outcomes: dict[str, str], record: str,
 
 
 def pipe() -> tuple[int, int]:
-    """A pipe whose write end the test process inherits (the read end stays with the runner)."""
+    """A pipe whose write end the test process inherits (the read end stays with the runner).
+
+    As root, the pipe is handed to an unused uid and made write-only (``0222``): the test process,
+    root without capabilities, can write its end but cannot reopen it for reading through
+    ``/proc/self/fd`` and swallow lines, nor change the mode back."""
     read, write = os.pipe()
     os.set_inheritable(write, True)
+    if os.geteuid() == 0:
+        os.fchmod(write, 0o222)
+        os.fchown(write, *PRISTINE_OWNER)
     return read, write

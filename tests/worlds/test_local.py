@@ -317,3 +317,18 @@ def test_the_store_under_audit_is_out_of_the_test_process_reach(make_request, ba
     result = backend.run(request)
     assert result.outcomes == {"tests/test_reach.py": "pass"}, result.stdout + result.message
     assert store.read_text() == "witnesses and verdicts" and os.listdir(beside) == ["snapshots"]
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="the record's pipe is handed to another uid as root")
+def test_a_witness_run_cannot_read_back_its_own_record(make_request, backend):
+    # the plugin's channel is the fd it writes to; reopening it for reading would let a trial
+    # swallow the lines that record a failure
+    witness = ("import importlib, os\n\ndef test_reopen():\n"
+               "    fd = importlib.import_module(os.environ['PYTEST_PLUGINS'])._FD\n"
+               "    try:\n        os.open(f'/proc/self/fd/{fd}', os.O_RDONLY | os.O_NONBLOCK)\n"
+               "    except PermissionError:\n        return\n"
+               "    raise AssertionError('the record can be read back')\n")
+    request = make_request(PKG, extra_files=(("tests/test_0a1b2c3d4e5f.py", witness),),
+                           test_ids=("tests/test_0a1b2c3d4e5f.py",))
+    result = backend.run(request)
+    assert result.outcomes == {"tests/test_0a1b2c3d4e5f.py": "pass"}, result.stdout + result.message

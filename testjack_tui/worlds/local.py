@@ -255,8 +255,11 @@ class LocalBackend:
         if report_pipe.wanted(request):
             # a second report the trial cannot rewrite once written (report_pipe)
             record = report_pipe.pipe()
-            plugin = report_pipe.install(out, record[1])
-            env = {**env, "PYTEST_PLUGINS": plugin, "PYTHONPATH": env["PYTHONPATH"] + os.pathsep + str(seen / "out")}
+            held = run_dir / "plugin"  # not the out directory: the test process writes there
+            held.mkdir()
+            plugin = report_pipe.install(held, record[1])
+            report_pipe.seal(held)
+            env = {**env, "PYTEST_PLUGINS": plugin, "PYTHONPATH": env["PYTHONPATH"] + os.pathsep + str(seen / "plugin")}
         run = _run_sandboxed(request, command, seen / "world", env, deadline, record, empty)
         outcomes, reported = run_outcomes(junit, request.log_parser, _text(run.stdout),
                                           _text(run.stderr), request.test_ids)

@@ -92,6 +92,17 @@ def install(out_dir: Path, channel: int | str) -> str:
     return name
 
 
+def seal(folder: Path) -> None:
+    """As root: hand the plugin's folder and file to an unused uid, read-only, so the test process
+    (root without capabilities) can neither rewrite the plugin nor replace it in the folder before
+    pytest imports it (a ``sitecustomize.py`` runs first)."""
+    if os.geteuid() != 0:
+        return
+    for path in (*folder.iterdir(), folder):
+        os.chown(path, *PRISTINE_OWNER)
+        os.chmod(path, 0o555 if path.is_dir() else 0o444)
+
+
 def _file_of(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 

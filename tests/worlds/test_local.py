@@ -320,14 +320,17 @@ def test_the_store_under_audit_is_out_of_the_test_process_reach(make_request, ba
 
 
 @pytest.mark.skipif(not AS_ROOT, reason="the record's pipe is handed to another uid as root")
-def test_a_witness_run_cannot_read_back_its_own_record(make_request, backend):
+def test_a_witness_run_cannot_read_back_its_own_record_nor_replace_its_plugin(make_request, backend):
     # the plugin's channel is the fd it writes to; reopening it for reading would let a trial
-    # swallow the lines that record a failure
+    # swallow the lines that record a failure, and a plugin rewritten before pytest imports it
+    # (by a sitecustomize.py) would write whatever the trial likes
     witness = ("import importlib, os\n\ndef test_reopen():\n"
-               "    fd = importlib.import_module(os.environ['PYTEST_PLUGINS'])._FD\n"
-               "    try:\n        os.open(f'/proc/self/fd/{fd}', os.O_RDONLY | os.O_NONBLOCK)\n"
-               "    except PermissionError:\n        return\n"
-               "    raise AssertionError('the record can be read back')\n")
+               "    plugin = importlib.import_module(os.environ['PYTEST_PLUGINS'])\n"
+               "    for act in (lambda: os.open(f'/proc/self/fd/{plugin._FD}', os.O_RDONLY | os.O_NONBLOCK),\n"
+               "                lambda: open(plugin.__file__, 'a'), lambda: os.unlink(plugin.__file__),\n"
+               "                lambda: open(os.path.dirname(plugin.__file__) + '/p0.py', 'w')):\n"
+               "        try:\n            act()\n        except PermissionError:\n            continue\n"
+               "        raise AssertionError('the record or its plugin is within reach')\n")
     request = make_request(PKG, extra_files=(("tests/test_0a1b2c3d4e5f.py", witness),),
                            test_ids=("tests/test_0a1b2c3d4e5f.py",))
     result = backend.run(request)

@@ -9,7 +9,8 @@ retried.
 
 Bounds (``transport.py`` enforces the first two on the socket):
 - every HTTP request has one wall-clock deadline, ``timeout_s``, for all of it (a server that
-  trickles a byte a second is cut off at the deadline, not kept open);
+  trickles a byte a second is cut off at the deadline, not kept open), and none runs past the
+  deadline of its session (``session_deadline_s``, see ``agent.py``);
 - at most ``max_response_bytes`` of a body are read; a streamed reply is kept up to the cap
   (outcome "cut"), any other is a failed attempt ("too large");
 - what is kept of a reply is bounded: its text to ``max_message_bytes`` (cut with a marker),
@@ -51,6 +52,11 @@ NAME_LIMIT = 200  # characters of a tool name or call id kept (they are echoed b
 
 class EndpointFailed(Cancelled):
     """The endpoint kept failing (or refused the request); the audit stops and can be resumed."""
+
+
+class DeadlinePassed(Exception):
+    """The session's deadline passed before a call could complete (or start); the session fails.
+    Not a ``Cancelled``: one slow session leaves its trial unaudited, the audit goes on."""
 
 
 def clip(text: str, limit: int) -> str:
@@ -139,15 +145,21 @@ class ChatClient:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None,
         conversation: Conversation | None = None,
+        deadline: float | None = None,
     ) -> Reply:
         """One model turn. Raises ``BudgetExhausted`` before a call that might not fit,
-        ``EndpointFailed`` when the endpoint cannot answer, ``Cancelled`` when the audit is."""
+        ``EndpointFailed`` when the endpoint cannot answer, ``Cancelled`` when the audit is, and
+        ``DeadlinePassed`` when ``deadline`` (a ``time.monotonic()`` instant: the session's) comes
+        first: no attempt, and no wait between attempts, runs past it."""
         s = self.settings
         cancel = self.cancel_event(ctx)
         last_problem = ""
         for attempt in range(s.max_retries + 1):
             if cancel is not None and cancel.is_set():
                 raise Cancelled("the audit was cancelled")
+            limit = s.timeout_s if deadline is None else min(s.timeout_s, deadline - time.monotonic())
+            if limit <= 0:
+                raise DeadlinePassed("no time was left for another call")
             prompt_estimate = estimate_prompt_tokens(messages, tools)
             check_budget(s.budget, ctx.spent, prompt_estimate, s.max_tokens, s.price(), ctx.trial is not None)
             started = time.monotonic()
@@ -158,7 +170,7 @@ class ChatClient:
                 self._record(ctx, purpose, messages, tools, reply, outcome, started, error, usage, conversation)
 
             try:
-                with self.transport.watch(Limits(s.timeout_s, s.max_response_bytes, cancel, s.stream)) as watch:
+                with self.transport.watch(Limits(limit, s.max_response_bytes, cancel, s.stream)) as watch:
                     reply, usage = self._request(messages, tools)
                     reply = self._bounded(reply, watch)
             except KeyboardInterrupt:
@@ -176,6 +188,8 @@ class ChatClient:
                     retry_after = _retry_after(exc.response)
                 record(outcome, problem if outcome in ("timeout", "too large") else _error_text(exc))
                 last_problem = f"{outcome}: {problem}"
+                if outcome == "timeout" and limit < s.timeout_s:
+                    raise DeadlinePassed(f"a call was cut off at the deadline ({problem})") from exc
                 if not retryable:
                     raise EndpointFailed(f"the LLM endpoint refused the request ({last_problem})") from exc
             else:
@@ -185,6 +199,8 @@ class ChatClient:
                 delay = min(s.backoff_cap_s, s.backoff_s * (2**attempt))
                 if retry_after is not None:
                     delay = min(s.backoff_cap_s, max(delay, retry_after))
+                if deadline is not None and time.monotonic() + delay >= deadline:
+                    raise DeadlinePassed(f"the wait of {delay:g} s before retrying ({last_problem}) would pass it")
                 self._pause(delay, cancel)
         times = "once" if s.max_retries == 0 else f"{s.max_retries + 1} times in a row"
         raise EndpointFailed(
@@ -209,7 +225,7 @@ class ChatClient:
             return "cancelled", False, "the audit was cancelled while the request was in flight"
         if watch is not None and watch.fired == "deadline":
             return "timeout", True, (
-                f"no complete reply within {s.timeout_s:g} s (abandoned after {watch.elapsed():.1f} s)"
+                f"no complete reply within {watch.limits.deadline_s:g} s (abandoned after {watch.elapsed():.1f} s)"
             )
         if watch is not None and watch.cut:
             return "too large", True, (

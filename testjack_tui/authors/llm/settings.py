@@ -15,7 +15,7 @@ Everything comes from keyword options first and the environment second, so that 
   (``{"timeout_s": 300, "max_response_bytes": 8000000}``); a keyword option wins over the
   variable. Among them are the bounds of a call (``timeout_s``, ``max_response_bytes``,
   ``max_message_bytes``, ``max_tool_calls``, see ``client.py``) and of a session (``max_turns``,
-  ``max_bad_calls``, see ``agent.py``).
+  ``max_bad_calls``, ``session_deadline_s``, see ``agent.py``).
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ class LLMSettings:
     stream: bool = False  # ask for server-sent events (some local servers answer faster)
     max_turns: int = 24  # model turns of one agent session (checklist, audit, refinement)
     max_bad_calls: int = 3  # malformed tool calls in a row tolerated; one more fails the session
+    session_deadline_s: float = 600.0  # wall-clock time of one agent session, every turn and retry included
     max_response_bytes: int = 4 * 1024 * 1024  # bytes of one HTTP reply read at most
     max_message_bytes: int = 16_000  # kept of a reply's text, of one call's arguments, of a tool result
     max_tool_calls: int = 8  # tool calls of one reply that are kept and run

@@ -19,8 +19,10 @@ Bounds (``transport.py`` enforces the first two on the socket):
 - a cancelled audit (``ctx.cancel``, or the event of the engine's execution service) abandons the
   request in flight at once.
 
-An attempt that times out or is cancelled is recorded like any other (outcome "timeout" or
-"cancelled"). A call's transcript holds the messages that are new since the previous call of its
+Every attempt is recorded when it starts, with outcome "in flight" at the worst case the budget
+check assumed (the estimated prompt plus ``max_tokens``), and completed when it ends; a process
+killed meanwhile leaves that row, which budgets keep counting. An attempt that times out or is
+cancelled is recorded like any other (outcome "timeout" or "cancelled"). A call's transcript holds the messages that are new since the previous call of its
 ``Conversation`` (one agent session), so a session is stored once, not once more per turn.
 
 When every attempt failed the audit cannot go on meaningfully (an unreachable endpoint would make
@@ -48,6 +50,7 @@ from testjack_tui.authors.llm.transport import BoundedTransport, Limits, Watch
 from testjack_tui.model import LLMCall
 
 NAME_LIMIT = 200  # characters of a tool name or call id kept (they are echoed back every turn)
+IN_FLIGHT = "in flight"  # the outcome of a call sent and not answered yet (or whose process was killed)
 
 
 class EndpointFailed(Cancelled):
@@ -165,9 +168,11 @@ class ChatClient:
             started = time.monotonic()
             retry_after: float | None = None
             watch: Watch | None = None
+            call = self._start(ctx, purpose, messages, tools, prompt_estimate, conversation)
 
-            def record(outcome: str, error: str, reply: Reply | None = None, usage=None, started=started) -> None:
-                self._record(ctx, purpose, messages, tools, reply, outcome, started, error, usage, conversation)
+            def record(outcome: str, error: str, reply: Reply | None = None, usage=None, started=started,
+                       call=call) -> None:
+                self._record(ctx, call, messages, tools, reply, outcome, started, error, usage, conversation)
 
             try:
                 with self.transport.watch(Limits(limit, s.max_response_bytes, cancel, s.stream)) as watch:
@@ -317,10 +322,39 @@ class ChatClient:
 
     # -------------------------------------------------------------- the record
 
-    def _record(
+    def _start(
         self,
         ctx: AuthorContext,
         purpose: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        prompt_estimate: int,
+        conversation: Conversation | None,
+    ) -> LLMCall:
+        """The call's row, written before the request is sent (outcome ``IN_FLIGHT``) at the worst
+        case the budget check assumed: a process killed before the reply leaves it counted so."""
+        s = self.settings
+        call = LLMCall(
+            run_id=ctx.run_id or ctx.task.run_id,
+            trial_id=ctx.trial.id if ctx.trial else None,
+            task_id=ctx.task.id,
+            model=s.model,
+            purpose=purpose,
+            prompt_tokens=prompt_estimate,
+            completion_tokens=s.max_tokens,
+            cost_usd=cost_usd(prompt_estimate, s.max_tokens, s.price()),
+            latency_s=0.0,
+            outcome=IN_FLIGHT,
+            transcript=self._transcript(messages, tools, conversation, None, ""),
+        )
+        if ctx.record_llm_call is not None:
+            ctx.record_llm_call(call)
+        return call
+
+    def _record(
+        self,
+        ctx: AuthorContext,
+        call: LLMCall,
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None,
         reply: Reply | None,
@@ -330,13 +364,31 @@ class ChatClient:
         usage: tuple[int, int] | None = None,
         conversation: Conversation | None = None,
     ) -> None:
-        latency = time.monotonic() - started
+        """Complete the row ``_start`` wrote with what the call really took."""
         if reply is not None and usage is None:  # servers that report no usage: estimate it
             text = reply.content + "".join(c.arguments for c in reply.tool_calls)
             usage = (estimate_prompt_tokens(messages, tools), int(len(text) / CHARS_PER_TOKEN) + 1)
         prompt_tokens, completion_tokens = usage or (0, 0)
+        call.prompt_tokens, call.completion_tokens = int(prompt_tokens), int(completion_tokens)
+        call.cost_usd = cost_usd(prompt_tokens, completion_tokens, self.settings.price())
+        call.latency_s = round(time.monotonic() - started, 3)
+        call.outcome = outcome
+        call.transcript = self._transcript(messages, tools, conversation, reply, error)
+        if conversation is not None:
+            conversation.stored = len(messages) + (1 if reply is not None else 0)
+        if ctx.record_llm_call is not None:
+            ctx.record_llm_call(call)
+
+    def _transcript(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        conversation: Conversation | None,
+        reply: Reply | None,
+        error: str,
+    ) -> str:
         first = min(conversation.stored, len(messages)) if conversation else 0
-        transcript = json.dumps(
+        return json.dumps(
             {
                 "model": self.settings.model,
                 "session": conversation.id if conversation else None,
@@ -347,25 +399,6 @@ class ChatClient:
                 "error": error[:2000],
             },
             ensure_ascii=False,
-        )
-        if conversation is not None:
-            conversation.stored = len(messages) + (1 if reply is not None else 0)
-        if ctx.record_llm_call is None:
-            return
-        ctx.record_llm_call(
-            LLMCall(
-                run_id=ctx.run_id or ctx.task.run_id,
-                trial_id=ctx.trial.id if ctx.trial else None,
-                task_id=ctx.task.id,
-                model=self.settings.model,
-                purpose=purpose,
-                prompt_tokens=int(prompt_tokens),
-                completion_tokens=int(completion_tokens),
-                cost_usd=cost_usd(prompt_tokens, completion_tokens, self.settings.price()),
-                latency_s=round(latency, 3),
-                outcome=outcome,
-                transcript=transcript,
-            )
         )
 
 

@@ -1,4 +1,9 @@
-"""LLM calls: every call an LLM author makes (tokens, cost, latency, outcome, transcript), and their totals."""
+"""LLM calls: every call an LLM author makes (tokens, cost, latency, outcome, transcript), and their totals.
+
+A call is written when it starts, at the worst case its budget check assumed (outcome "in flight"),
+and completed when it ends. The totals add every row, so a call whose process was killed before it
+ended still counts, at that worst case: a budget can be overestimated by a kill, never undercounted.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,17 @@ from testjack_tui.model import LLMCall
 
 class LLMCalls(Connection):
     def add_llm_call(self, c: LLMCall) -> int:
+        """Record ``c``; a call recorded before (it has an id: written when it started, outcome
+        "in flight") is completed in place, so a call killed in flight keeps its first row."""
         c.created_at = c.created_at or now()
+        if c.id is not None:
+            with self._tx() as db:
+                db.execute(
+                    "UPDATE llm_calls SET prompt_tokens = ?, completion_tokens = ?, cost_usd = ?, latency_s = ?, "
+                    "outcome = ?, transcript = ? WHERE id = ?",
+                    (c.prompt_tokens, c.completion_tokens, c.cost_usd, c.latency_s, c.outcome, c.transcript, c.id),
+                )
+            return int(c.id)
         with self._tx() as db:
             cur = db.execute(
                 "INSERT INTO llm_calls(run_id, trial_id, task_id, model, purpose, prompt_tokens, completion_tokens, "

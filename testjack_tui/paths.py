@@ -7,6 +7,7 @@ path, a ``..`` that climbs out or a symbolic link leading out is refused the sam
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 
@@ -34,3 +35,17 @@ def path_inside(root: Path, rel: str, follow_links: bool = True, shown: str | No
     if not real.is_relative_to(real_root):
         raise ValueError(f"{rel!r} leads out of {where} through a symbolic link (to {real})")
     return target
+
+
+def links_leading_out(root: Path) -> Iterator[tuple[Path, str]]:
+    """Each symbolic link under ``root`` that leads outside it, with the link's own text (where it
+    points). Links to folders are looked at, not entered."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in sorted(dirnames + filenames):
+            link = Path(dirpath) / name
+            if not link.is_symlink():
+                continue
+            try:
+                path_inside(root, os.path.relpath(link, root))
+            except ValueError:
+                yield link, os.readlink(link)

@@ -81,24 +81,37 @@ def test_a_budget_that_is_not_a_finite_amount_is_refused(tmp_path: Path, value: 
     assert Store(db).summary("mini").executions == 0
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ('{"timeout_s": -1}', "TESTJACK_LLM_OPTIONS: timeout_s must be greater than 0, not -1"),
-    ('{"max_turns": 0}', "TESTJACK_LLM_OPTIONS: max_turns must be greater than 0, not 0"),
-    ('{"max_retries": -2}', "TESTJACK_LLM_OPTIONS: max_retries must be 0 or more, not -2"),
-    ('{"max_tokens": "lots"}', "TESTJACK_LLM_OPTIONS: max_tokens must be a whole number, not 'lots'"),
-    ('{"stream": 1}', "TESTJACK_LLM_OPTIONS: stream must be true or false, not 1"),
+@pytest.mark.parametrize(("variable", "value", "message"), [
+    ("TESTJACK_LLM_OPTIONS", '{"timeout_s": -1}', "TESTJACK_LLM_OPTIONS: timeout_s must be greater than 0, not -1"),
+    ("TESTJACK_LLM_OPTIONS", '{"max_turns": 0}', "TESTJACK_LLM_OPTIONS: max_turns must be greater than 0, not 0"),
+    ("TESTJACK_LLM_OPTIONS", '{"max_retries": -2}', "TESTJACK_LLM_OPTIONS: max_retries must be 0 or more, not -2"),
+    ("TESTJACK_LLM_OPTIONS", '{"max_tokens": "lots"}', "TESTJACK_LLM_OPTIONS: max_tokens must be a whole number, not 'lots'"),
+    ("TESTJACK_LLM_OPTIONS", '{"stream": 1}', "TESTJACK_LLM_OPTIONS: stream must be true or false, not 1"),
+    ("TESTJACK_LLM_OPTIONS", '[]', "TESTJACK_LLM_OPTIONS: unknown options []"),
+    ("TESTJACK_PRICES", '{"m": [1, 2}', "TESTJACK_PRICES is not valid JSON (Expecting ',' delimiter"),
+    ("TESTJACK_PRICES", '{"m": 3}', "TESTJACK_PRICES: 'm' must map to [usd_per_1k_prompt, usd_per_1k_completion], not 3"),
+    ("TESTJACK_PRICES", '{"m": [1, -2]}', "TESTJACK_PRICES: 'm': a price must be a finite number, 0 or more, not -2"),
+    ("TESTJACK_PRICES", '{"m": ["1", 2]}', "TESTJACK_PRICES: 'm': a price must be a number, not '1'"),
+    ("TESTJACK_PRICES", '[]', "TESTJACK_PRICES must map model names to [usd_per_1k_prompt, usd_per_1k_completion], not []"),
+    ("TESTJACK_LLM_BUDGET", '{"run_usd": "five"}', "TESTJACK_LLM_BUDGET: run_usd must be a number, not 'five'"),
+    ("TESTJACK_LLM_BUDGET", '{"run_usd": -1}', "TESTJACK_LLM_BUDGET: run_usd must be a finite number, 0 or more, not -1"),
+    ("TESTJACK_LLM_BUDGET", '{"run_dollars": 5}', "TESTJACK_LLM_BUDGET: unknown budget keys ['run_dollars']"),
+    ("TESTJACK_LLM_BUDGET", '5', "TESTJACK_LLM_BUDGET must be a JSON object with any of run_tokens, run_usd"),
+    ("TESTJACK_LLM_BUDGET", 'run_usd=5', "TESTJACK_LLM_BUDGET is not valid JSON"),
+    ("OPENAI_BASE_URL", "localhost:8000/v1", "OPENAI_BASE_URL must be an http:// or https:// address, not 'localhost:8000/v1'"),
 ])
-def test_llm_options_that_cannot_work_are_refused_naming_the_option(tmp_path: Path, options: str, message: str) -> None:
+def test_llm_settings_that_cannot_work_are_refused_naming_the_variable(
+        tmp_path: Path, variable: str, value: str, message: str) -> None:
     import os
 
-    env = {**os.environ, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "TESTJACK_MODEL": "m",
-           "TESTJACK_LLM_OPTIONS": options}
+    env = {**os.environ, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "TESTJACK_MODEL": "m", variable: value}
     db = tmp_path / "s.db"
     proc = subprocess.run(
         [sys.executable, "-m", "testjack_tui.cli", "audit", str(MINI), "--author", "llm", "--store", str(db)],
         capture_output=True, text=True, env=env, cwd=ROOT,
     )
-    assert proc.returncode == 2, proc.stderr  # was: accepted, then every call failed blaming the endpoint
+    # was: accepted, then every call failed blaming the endpoint; or a traceback; or exit 3
+    assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr and "Traceback" not in proc.stderr
     assert Store(db).summary("mini").executions == 0
 

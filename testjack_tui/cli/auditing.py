@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 
@@ -97,7 +96,7 @@ def _ray_address(args: argparse.Namespace) -> str | None:
 
 def _budget(items: list[str]) -> dict[str, float]:
     """--budget run_usd=5 --budget trial_tokens=20000 as the LLM author's budget."""
-    from testjack_tui.authors.llm.settings import BUDGET_KEYS
+    from testjack_tui.authors.llm.settings import BUDGET_KEYS, amount_problem
 
     budget: dict[str, float] = {}
     for item in items:
@@ -108,8 +107,8 @@ def _budget(items: list[str]) -> dict[str, float]:
             budget[key] = float(value)
         except ValueError:
             raise CliError(f"--budget {item}: {value!r} is not a number") from None
-        if not math.isfinite(budget[key]) or budget[key] < 0:
-            raise CliError(f"--budget {item}: must be a finite number, 0 or more")
+        if problem := amount_problem(budget[key]):
+            raise CliError(f"--budget {item}: {problem}")
     return budget
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from testjack_tui.formats.base import ImportError_, ImportProblem, tree_digest
-from testjack_tui.paths import path_inside
+from testjack_tui.paths import links_leading_out, path_inside
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 
@@ -218,6 +218,23 @@ def _text_files(root: Path, skip: set[str]) -> dict[str, str]:
             except UnicodeDecodeError:
                 raise ValueError(f"{rel} is not UTF-8 text; binary files cannot be diffed") from None
     return out
+
+
+def links_out(tree: Path, what: str, file: str | None = None, record: str = "") -> list[ImportProblem]:
+    """A problem for each symbolic link of the repository ``tree`` that leads outside it: the rule
+    of every importer that copies a repository (``what`` names the tree in the message).
+
+    A repository becomes R with its links, so a link leading out would read a host file (or a file
+    beside the copy) in every world and in the LLM author's tools. The problem is filed under the
+    link itself, or under ``file`` (the link named relative to ``tree``) when the tree is a copy
+    the user never saw.
+    """
+    problems = []
+    for link, target in links_leading_out(tree):
+        name = "" if file is None else f"{os.path.relpath(link, tree)} "
+        problems.append(ImportProblem(str(link) if file is None else file, record, (
+            f"{name}is a symbolic link leading outside {what} (to {target}); it was not imported")))
+    return problems
 
 
 def new_snapshot_dir(staging: Path, content_key: str) -> Path:

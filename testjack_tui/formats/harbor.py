@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem, tree_digest
-from testjack_tui.formats._common import dir_diff, files_digest, new_snapshot_dir
+from testjack_tui.formats._common import dir_diff, files_digest, links_out, new_snapshot_dir
 from testjack_tui.paths import path_inside
 from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
 from testjack_tui.worlds.images import build_spec, ready_spec
@@ -104,6 +104,11 @@ def load(
 
     skipped: list[ImportProblem] = []
     built: dict[str, Task] = {}
+    # a link out of a task's environment/ is not a broken record but an unsafe one: the import stops
+    leading_out = [p for d in task_dirs if (d / "environment").is_dir()
+                   for p in links_out(d / "environment", "environment/", record=f"task {d.name}")]
+    if leading_out:
+        raise ImportError_(leading_out)
     for task_dir in task_dirs:
         try:
             task = _task(task_dir, staging)
@@ -231,9 +236,7 @@ def _added(task_dir: Path, sub: str) -> str:
 
 
 def _copy_tree(src: Path, dst: Path) -> None:
-    for f in sorted(src.rglob("*")):
-        if f.is_symlink():
-            path_inside(src, f.relative_to(src).as_posix())  # ValueError for a link out of the directory
+    for f in sorted(src.rglob("*")):  # its links were checked by links_out: each leads inside src
         target = dst / f.relative_to(src)
         if f.is_dir():
             target.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem, tree_digest
-from testjack_tui.formats._common import decode_utf8
+from testjack_tui.formats._common import decode_utf8, links_out
 from testjack_tui.paths import path_inside
 from testjack_tui.formats.schema import TRIAL_REQUIRED, RunToml, TaskToml, TrialLine, check_line, check_toml
 from testjack_tui.model import Backend, Environment, Official, Run, Task, TestSpec, Trial
@@ -134,7 +134,10 @@ def _load_task(
     repo_dir, repo_tar = task_dir / "repo", task_dir / "repo.tar.gz"
     try:
         if repo_dir.is_dir():
-            if not _inside(root, repo_dir, problems) or not _links_stay_in(repo_dir, problems):
+            if not _inside(root, repo_dir, problems):
+                return None
+            if leading_out := links_out(repo_dir, "repo/"):
+                problems.extend(leading_out)
                 return None
             shutil.copytree(repo_dir, snapshot, symlinks=True)
         elif repo_tar.exists():
@@ -255,27 +258,6 @@ def _load_trials(
         more = f" (and on {len(lines) - 1} more line(s))" if len(lines) > 1 else ""
         warnings.append(ImportProblem(str(path), f"line {lines[0]}", f"unknown key {key!r}, ignored{more}"))
     return trials
-
-
-def _links_stay_in(repo_dir: Path, problems: list[ImportProblem]) -> bool:
-    """Whether every symbolic link of R leads inside R; a problem names each that does not.
-
-    R is copied as it is, links included: a link out of it would read the host's files (or some
-    other file next to the copy) in every world, and in the LLM author's tools.
-    """
-    ok = True
-    for dirpath, dirnames, filenames in os.walk(repo_dir):  # links to folders are listed, not entered
-        for name in dirnames + filenames:
-            link = Path(dirpath) / name
-            if not link.is_symlink():
-                continue
-            try:
-                path_inside(repo_dir, os.path.relpath(link, repo_dir))
-            except ValueError:
-                problems.append(ImportProblem(str(link), "", (
-                    f"is a symbolic link leading outside repo/ (to {link.resolve()}); it was not imported")))
-                ok = False
-    return ok
 
 
 def _inside(root: Path, target: Path, problems: list[ImportProblem]) -> bool:

@@ -36,6 +36,7 @@ from testjack_tui.formats._common import (
     as_list,
     files_digest,
     first_record,
+    links_out,
     open_text,
     read_records,
 )
@@ -97,6 +98,7 @@ def load(
                 rows[row["instance_id"]] = row
 
     tasks: list[Task] = []
+    leading_out: list[ImportProblem] = []
     images = local_images()  # the harness's sweb.eval.* instance images, when an engine has them
     with tempfile.TemporaryDirectory(prefix="testjack-clones-") as clone_cache:
         sources = RepoSources(Path(repos) if repos else None, repo_url, Path(clone_cache))
@@ -107,7 +109,12 @@ def load(
                 skipped.append(ImportProblem(str(dataset_files[0]), f"instance {iid}", str(exc)))
                 del rows[iid]
                 continue
+            # an unsafe repository, not a broken record: the import stops (after naming them all)
+            leading_out += links_out(Path(snapshot[0]), f"the repository {row['repo']} at {row['base_commit'][:12]}",
+                                     file=str(dataset_files[0]), record=f"instance {iid}")
             tasks.append(_task(row, snapshot, swebench_envs, images))
+    if leading_out:
+        raise ImportError_(leading_out)
 
     records: list[tuple[Path, str, dict[str, Any]]] = []
     for prediction_file in prediction_files:

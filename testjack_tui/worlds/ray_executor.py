@@ -23,7 +23,8 @@ the store; a node only runs requests and returns their results, which are plain 
 
 ``connect(address)`` joins a cluster: an address ``host:port``, ``auto`` (the cluster this
 machine's ``ray start`` is part of), or None for a private single-machine Ray started for this
-process.
+process. A ``host:port`` whose port accepts no connection within ``CONNECT_TIMEOUT_S`` is refused
+before ``ray.init`` (which would retry it for minutes), so the CLI exits 3 at once.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import logging
 import os
 import shutil
 import signal
+import socket
 import tarfile
 import threading
 import uuid
@@ -53,6 +55,7 @@ from .request import STATUS_ERROR, ExecRequest, ExecResult
 RETRIES = 3  # Ray's retries of a task whose worker or node died
 DOCKER_RESOURCE = "docker"  # the custom resource of nodes that have a Docker engine
 _WAIT_S = 0.5  # how long one ray.wait blocks before the loop looks at cancel() again
+CONNECT_TIMEOUT_S = 5.0  # how long the head's port may take to accept a connection
 
 
 def _tar_filter(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo:
@@ -184,11 +187,41 @@ def connect(address: str | None, cpus: int | None = None) -> bool:
                 raise ValueError(f"this process is already connected to the Ray cluster at {_address or 'a private Ray'}")
             _holders += 1
             return True
+        if address:
+            probe_head(address)
         private = {} if address else {"num_cpus": cpus, "include_dashboard": False}
         ray.init(address=address or None, namespace="testjack", log_to_driver=False,
                  logging_level=logging.WARNING, ignore_reinit_error=True, **private)
         _holders, _address = 1, address or None
         return True
+
+
+def head_endpoint(address: str) -> tuple[str, int] | None:
+    """(host, port) of a ``host:port`` or ``ray://host:port`` address; None for ``auto`` and any
+    other form, which Ray resolves itself."""
+    rest = address.removeprefix("ray://")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return None
+    return host.strip("[]"), int(port)
+
+
+def probe_head(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+    """ConnectionError unless the head's port at ``address`` accepts a TCP connection within
+    ``timeout_s``. ``ray.init`` itself retries an unreachable address for minutes, printing a
+    warning each time, so a mistyped address would hold the audit up instead of ending it."""
+    endpoint = head_endpoint(address)
+    if endpoint is None:
+        return
+    try:
+        socket.create_connection(endpoint, timeout=timeout_s).close()
+    except OSError as exc:
+        why = f"no answer within {timeout_s:g} s" if isinstance(exc, TimeoutError) else (
+            (exc.strerror or str(exc) or type(exc).__name__).lower())
+        raise ConnectionError(
+            f"nothing accepts connections at {address} ({why}): start the cluster's "
+            f"head there (ray start --head --port={endpoint[1]}) or give the head's address with "
+            "--ray-address (or TESTJACK_RAY_ADDRESS)") from exc
 
 
 def release() -> None:

@@ -234,3 +234,60 @@ def test_a_rejudgment_without_a_judgment_fails_instead_of_rejecting(server, stor
     cand = Candidate("the last list may be shorter", RequirementKind.EXPLICIT, "def test_x():\n    assert False\n")
     with pytest.raises(AuthorFailed, match="re-judgment session failed"):
         author.rejudge(context(store, author), cand, "AssertionError")
+
+
+# ---------------------------------------------------------------------- the session's deadline
+
+
+def slow(server: ScriptedServer, seconds: float, reply):
+    """A reply that comes ``seconds`` late: under the request's deadline, so only the session's
+    deadline can stop a session of such replies. (Waiting is the behaviour under test here.)"""
+    def late(body):
+        server.stopping.wait(seconds)
+        return reply
+    return late
+
+
+def test_replies_just_under_the_request_deadline_cannot_hold_a_session_past_its_own(server, store):
+    # without the session's deadline this session would run 40 turns of 0.5 s
+    author = make(server, timeout_s=1.0, session_deadline_s=2.0, max_turns=40)
+    server.default = slow(server, 0.5, tool_call("read_diff", {"which": "trial"}))
+    started = time.monotonic()
+    result = Session(author.client, context(store, author), "audit", "go", AUDIT_TOOLS).run()
+    assert time.monotonic() - started < 3.0
+    assert result.stopped == "deadline" and result.turns <= 5
+    assert "passed its deadline of 2 s (session_deadline_s)" in result.problem
+    # the last request was cut to what was left of the session, not given its full second
+    assert sum(c.latency_s for c in store.list_llm_calls("mini")) < 2.5
+
+
+def test_a_request_is_cut_at_the_session_deadline_and_the_trial_is_left_unaudited(tmp_path):
+    """The whole audit: a server that never answers holds the trial's checklist session for
+    session_deadline_s, not timeout_s (60 s here); the failed session leaves the trial unaudited,
+    with the reason, never sound."""
+    import json as json_
+    from testjack_tui.model import Verdict
+
+    problem = {
+        "task_id": "Slow/0", "entry_point": "double",
+        "prompt": 'def double(x: int) -> int:\n    """Twice x.\n    >>> double(2)\n    4\n    """\n',
+        "canonical_solution": "    return 2 * x\n", "test": "def check(candidate):\n    assert candidate(3) == 6\n",
+    }
+    (tmp_path / "problems.jsonl").write_text(json_.dumps(problem) + "\n")
+    (tmp_path / "samples.jsonl").write_text(json_.dumps({"id": "t", "task_id": "Slow/0", "completion": "    return x + x\n"}) + "\n")
+    store = Store(tmp_path / "t.db")
+    run_id = import_path(store, tmp_path).run_id
+    never = threading.Event()
+    with ScriptedServer() as server:
+        server.default = lambda body: (never.wait(), answer("too late"))[1]
+        author = make(server, timeout_s=60, session_deadline_s=1.5, max_retries=3)
+        audit = Audit(store, run_id, AuditOptions(mode="per-trial", author="llm", evidence=False), author=author)
+        try:
+            assert audit.execute() == "done"
+        finally:
+            never.set()
+    verdict = store.list_verdicts(run_id)["t"]
+    assert verdict.verdict == Verdict.UNAUDITED
+    assert "checklist session passed its deadline of 1.5 s (session_deadline_s)" in verdict.rule
+    (call,) = store.list_llm_calls(run_id)  # cut once, at the session's deadline, and not retried
+    assert call.outcome == "timeout" and 1.4 <= call.latency_s < 2.5

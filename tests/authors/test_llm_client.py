@@ -144,6 +144,46 @@ def test_spending_is_counted_per_trial_and_per_run(server, store):
         author.client.chat(context(store, author, "chunk-t1"), "probe", msgs, None)
 
 
+def test_a_call_in_flight_is_recorded_and_counted_before_its_reply(server, store, tmp_path):
+    """A process killed while a call is in flight must not undercount the budget: the call's row
+    is written before the request is sent, at its worst case, and completed by the reply."""
+    import threading
+
+    arrived, release = threading.Event(), threading.Event()
+
+    def held(body):  # the server has the request; it answers once the test has looked
+        arrived.set()
+        release.wait()
+        return answer("late", usage=(40, 5))
+
+    author = make(server, prices={"scripted": [1.0, 2.0]}, budget={"run_tokens": 1200}, max_tokens=1000)
+    server.script(held)
+    msgs = [{"role": "user", "content": "hi"}]
+    box: dict = {}
+    caller = threading.Thread(target=lambda: box.update(reply=author.client.chat(context(store, author), "probe", msgs, None)))
+    caller.start()
+    try:
+        assert arrived.wait(10)
+        # what a process resuming after a kill now would see, through a connection of its own
+        other = Store(store.path)
+        (call,) = other.list_llm_calls("mini")
+        assert call.outcome == "in flight" and call.completion_tokens == 1000 and call.prompt_tokens > 0
+        tokens, usd = other.llm_totals("mini")
+        assert tokens == call.prompt_tokens + 1000 and usd == pytest.approx(call.cost_usd) and usd > 2.0
+        # a call of up to 300 tokens would fit beside the finished call (45 tokens); beside this one it does not
+        fresh = make(server, budget={"run_tokens": 1200}, max_tokens=300)
+        with pytest.raises(BudgetExhausted, match="token budget per run"):
+            fresh.client.chat(context(other, fresh), "probe", msgs, None)
+        other.close()
+    finally:
+        release.set()
+        caller.join(10)
+    assert box["reply"].content == "late"
+    (call,) = store.list_llm_calls("mini")  # the same row, completed with what the call took
+    assert (call.outcome, call.prompt_tokens, call.completion_tokens) == ("ok", 40, 5)
+    assert store.llm_totals("mini") == (45, pytest.approx(0.04 + 0.01))
+
+
 # ---------------------------------------------------------------------- the agent loop
 
 

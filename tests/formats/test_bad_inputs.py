@@ -401,9 +401,46 @@ def test_a_harbor_environment_file_that_links_out_is_refused(harbor_copy: Path, 
     outside = harbor_copy.parent / "secret.txt"
     outside.write_text("secret\n")
     (harbor_copy / "tasks" / "greet" / "environment" / "secret.txt").symlink_to(outside)
+    second = harbor_copy / "tasks" / "greet-too"
+    shutil.copytree(harbor_copy / "tasks" / "greet", second, symlinks=True)
+    (second / "environment" / "secret.txt").unlink()  # a sound task does not save the import
     code, err = import_run(harbor_copy, capsys)
-    assert code == 2  # greet was the only usable task
-    assert "task greet: 'secret.txt' leads out of" in err and "secret\n" not in err
+    assert code == 2
+    link = harbor_copy / "tasks" / "greet" / "environment" / "secret.txt"
+    assert f"{link}: task greet: is a symbolic link leading outside environment/ (to {outside}); it was not imported" in err
+    assert "greet-too" not in err and "secret\n" not in err
+
+
+def test_links_in_a_swebench_repository_that_lead_out_of_it_are_refused(tmp_path: Path, capsys) -> None:
+    """The same rule as for a native repo/ and a Harbor environment/ (``links_out``): the repository
+    at base_commit is written with its links, so each one leading out is named and nothing imported."""
+    import subprocess
+
+    clone = tmp_path / "repos" / "acme__calc"
+    clone.mkdir(parents=True)
+    (clone / "calc.py").write_text("def mean(xs):\n    return sum(xs) / len(xs)\n")
+    (clone / "hostname").symlink_to("/etc/hostname")
+    (clone / "docs").mkdir()
+    (clone / "docs" / "up").symlink_to("../../..", target_is_directory=True)
+    (clone / "docs" / "calc.py").symlink_to("../calc.py")  # inside the repository: kept
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
+        subprocess.run(["git", *args], cwd=clone, check=True, capture_output=True, env=env)
+    base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, check=True, capture_output=True, text=True).stdout.strip()
+    data = tmp_path / "data"
+    data.mkdir()
+    row = {"instance_id": "acme__calc-1", "repo": "acme/calc", "base_commit": base, "version": "0.1",
+           "problem_statement": "mean() of an empty list", "patch": OUTSIDE_PATCH, "test_patch": OUTSIDE_PATCH,
+           "FAIL_TO_PASS": ["tests/test_calc.py::test_empty"], "PASS_TO_PASS": []}
+    (data / "dataset.jsonl").write_text(json.dumps(row) + "\n")
+    code, err = import_run(data, capsys, "--format", "swebench", "--repos", str(tmp_path / "repos"))
+    assert code == 2
+    where = f"{data / 'dataset.jsonl'}: instance acme__calc-1: "
+    repo = f"the repository acme/calc at {base[:12]}"
+    assert f"{where}hostname is a symbolic link leading outside {repo} (to /etc/hostname); it was not imported" in err
+    assert f"{where}docs/up is a symbolic link leading outside {repo} (to ../../..); it was not imported" in err
+    assert "docs/calc.py" not in err
 
 
 @pytest.mark.parametrize("value", ['"sixty"', "0", "-1", "nan"])

@@ -10,6 +10,12 @@ itself; it still cost a turn. A good call resets the count; one more than ``max_
 malformed calls in a row ends the session with ``stopped == "bad calls"`` and the last error in
 ``problem``, which the author turns into ``AuthorFailed`` (a broken session is not an audit).
 
+A session has one wall-clock deadline, ``session_deadline_s``, for all its turns, tool runs and
+retries: no request runs past it (each is cut to what is left), and a session that reaches it ends
+with ``stopped == "deadline"``, which fails the step like malformed calls do. So a server that
+answers each request just under ``timeout_s`` holds a session for ``session_deadline_s`` at most,
+not ``max_turns x timeout_s``.
+
 What goes back to the model is bounded: each tool result to ``max_message_bytes`` (cut with a
 marker), and the client has already bounded the reply itself. The session's calls share one
 ``Conversation``, so the store keeps each message of the session once.
@@ -17,12 +23,13 @@ marker), and the client has already bounded the reply itself. The session's call
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from testjack_tui.authors.base import AuthorContext, Candidate
 from testjack_tui.authors.llm import prompts
-from testjack_tui.authors.llm.client import ChatClient, Conversation, clip
+from testjack_tui.authors.llm.client import ChatClient, Conversation, DeadlinePassed, clip
 from testjack_tui.authors.llm.tools import (
     BadCall,
     Finish,
@@ -55,7 +62,7 @@ class SessionResult:
     bad_calls: int = 0  # malformed calls in the whole session
     bad_in_a_row: int = 0  # malformed calls since the last good one
     problem: str = ""  # the last malformed call's error
-    stopped: str = ""  # why the session ended: the closing tool, "turn limit", "bad calls", "answer"
+    stopped: str = ""  # why the session ended: the closing tool, "turn limit", "bad calls", "deadline", "answer"
 
 
 class Session:
@@ -88,9 +95,16 @@ class Session:
         out = SessionResult()
         limits = self.client.settings
         tool_schemas = schemas(self.tools)
+        deadline = time.monotonic() + limits.session_deadline_s
         while out.turns < limits.max_turns:
+            if time.monotonic() >= deadline:  # the turns so far, tool runs included, used it up
+                return self._expired(out, "")
             out.turns += 1
-            reply = self.client.chat(self.ctx, self.purpose, self.messages, tool_schemas, self.conversation)
+            try:
+                reply = self.client.chat(self.ctx, self.purpose, self.messages, tool_schemas, self.conversation,
+                                         deadline=deadline)
+            except DeadlinePassed as exc:
+                return self._expired(out, str(exc))
             self.messages.append(reply.as_message())
             if not reply.tool_calls:
                 if self.plain_answer_closes and reply.content.strip():
@@ -139,6 +153,12 @@ class Session:
                 out.stopped = "bad calls"
                 return out
         out.stopped = "turn limit"
+        return out
+
+    def _expired(self, out: SessionResult, detail: str) -> SessionResult:
+        out.stopped = "deadline"
+        out.problem = (f"passed its deadline of {self.client.settings.session_deadline_s:g} s (session_deadline_s) "
+                       f"in turn {out.turns}" + (f": {detail}" if detail else ""))
         return out
 
     @staticmethod

@@ -14,7 +14,8 @@ Re-judgments are remembered per (trial, code), so the engine calling ``rejudge``
 author already judged costs nothing.
 
 A session that breaks is not an audit that found nothing: when the model makes too many
-malformed calls in a row (``max_bad_calls``), when an audit or analysis session reaches its turn
+malformed calls in a row (``max_bad_calls``), when a session passes its deadline
+(``session_deadline_s``, whatever it found by then), when an audit or analysis session reaches its turn
 limit having proposed nothing, or when a re-judgment ends without a judgment, the step raises
 ``AuthorFailed`` with the reason, and the engine leaves the trial ``unaudited`` (never ``sound``).
 A refinement that breaks returns None (the candidate is discarded with its reason), since the
@@ -196,6 +197,8 @@ class LLMAuthor:
 
 def _broken(step: str, result: SessionResult) -> str:
     """Why a session broke, or "" when it did not."""
+    if result.stopped == "deadline":
+        return f"the {step} session {result.problem}; raise session_deadline_s in TESTJACK_LLM_OPTIONS to allow more"
     if result.stopped == "bad calls":
         return (
             f"the {step} session failed: the model made {result.bad_in_a_row} malformed tool calls in a row "

@@ -9,7 +9,8 @@ retried.
 
 Bounds (``transport.py`` enforces the first two on the socket):
 - every HTTP request has one wall-clock deadline, ``timeout_s``, for all of it (a server that
-  trickles a byte a second is cut off at the deadline, not kept open);
+  trickles a byte a second is cut off at the deadline, not kept open), and none runs past the
+  deadline of its session (``session_deadline_s``, see ``agent.py``);
 - at most ``max_response_bytes`` of a body are read; a streamed reply is kept up to the cap
   (outcome "cut"), any other is a failed attempt ("too large");
 - what is kept of a reply is bounded: its text to ``max_message_bytes`` (cut with a marker),
@@ -18,8 +19,10 @@ Bounds (``transport.py`` enforces the first two on the socket):
 - a cancelled audit (``ctx.cancel``, or the event of the engine's execution service) abandons the
   request in flight at once.
 
-An attempt that times out or is cancelled is recorded like any other (outcome "timeout" or
-"cancelled"). A call's transcript holds the messages that are new since the previous call of its
+Every attempt is recorded when it starts, with outcome "in flight" at the worst case the budget
+check assumed (the estimated prompt plus ``max_tokens``), and completed when it ends; a process
+killed meanwhile leaves that row, which budgets keep counting. An attempt that times out or is
+cancelled is recorded like any other (outcome "timeout" or "cancelled"). A call's transcript holds the messages that are new since the previous call of its
 ``Conversation`` (one agent session), so a session is stored once, not once more per turn.
 
 When every attempt failed the audit cannot go on meaningfully (an unreachable endpoint would make
@@ -47,10 +50,16 @@ from testjack_tui.authors.llm.transport import BoundedTransport, Limits, Watch
 from testjack_tui.model import LLMCall
 
 NAME_LIMIT = 200  # characters of a tool name or call id kept (they are echoed back every turn)
+IN_FLIGHT = "in flight"  # the outcome of a call sent and not answered yet (or whose process was killed)
 
 
 class EndpointFailed(Cancelled):
     """The endpoint kept failing (or refused the request); the audit stops and can be resumed."""
+
+
+class DeadlinePassed(Exception):
+    """The session's deadline passed before a call could complete (or start); the session fails.
+    Not a ``Cancelled``: one slow session leaves its trial unaudited, the audit goes on."""
 
 
 def clip(text: str, limit: int) -> str:
@@ -139,26 +148,34 @@ class ChatClient:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None,
         conversation: Conversation | None = None,
+        deadline: float | None = None,
     ) -> Reply:
         """One model turn. Raises ``BudgetExhausted`` before a call that might not fit,
-        ``EndpointFailed`` when the endpoint cannot answer, ``Cancelled`` when the audit is."""
+        ``EndpointFailed`` when the endpoint cannot answer, ``Cancelled`` when the audit is, and
+        ``DeadlinePassed`` when ``deadline`` (a ``time.monotonic()`` instant: the session's) comes
+        first: no attempt, and no wait between attempts, runs past it."""
         s = self.settings
         cancel = self.cancel_event(ctx)
         last_problem = ""
         for attempt in range(s.max_retries + 1):
             if cancel is not None and cancel.is_set():
                 raise Cancelled("the audit was cancelled")
+            limit = s.timeout_s if deadline is None else min(s.timeout_s, deadline - time.monotonic())
+            if limit <= 0:
+                raise DeadlinePassed("no time was left for another call")
             prompt_estimate = estimate_prompt_tokens(messages, tools)
             check_budget(s.budget, ctx.spent, prompt_estimate, s.max_tokens, s.price(), ctx.trial is not None)
             started = time.monotonic()
             retry_after: float | None = None
             watch: Watch | None = None
+            call = self._start(ctx, purpose, messages, tools, prompt_estimate, conversation)
 
-            def record(outcome: str, error: str, reply: Reply | None = None, usage=None, started=started) -> None:
-                self._record(ctx, purpose, messages, tools, reply, outcome, started, error, usage, conversation)
+            def record(outcome: str, error: str, reply: Reply | None = None, usage=None, started=started,
+                       call=call) -> None:
+                self._record(ctx, call, messages, tools, reply, outcome, started, error, usage, conversation)
 
             try:
-                with self.transport.watch(Limits(s.timeout_s, s.max_response_bytes, cancel, s.stream)) as watch:
+                with self.transport.watch(Limits(limit, s.max_response_bytes, cancel, s.stream)) as watch:
                     reply, usage = self._request(messages, tools)
                     reply = self._bounded(reply, watch)
             except KeyboardInterrupt:
@@ -176,6 +193,8 @@ class ChatClient:
                     retry_after = _retry_after(exc.response)
                 record(outcome, problem if outcome in ("timeout", "too large") else _error_text(exc))
                 last_problem = f"{outcome}: {problem}"
+                if outcome == "timeout" and limit < s.timeout_s:
+                    raise DeadlinePassed(f"a call was cut off at the deadline ({problem})") from exc
                 if not retryable:
                     raise EndpointFailed(f"the LLM endpoint refused the request ({last_problem})") from exc
             else:
@@ -185,6 +204,8 @@ class ChatClient:
                 delay = min(s.backoff_cap_s, s.backoff_s * (2**attempt))
                 if retry_after is not None:
                     delay = min(s.backoff_cap_s, max(delay, retry_after))
+                if deadline is not None and time.monotonic() + delay >= deadline:
+                    raise DeadlinePassed(f"the wait of {delay:g} s before retrying ({last_problem}) would pass it")
                 self._pause(delay, cancel)
         times = "once" if s.max_retries == 0 else f"{s.max_retries + 1} times in a row"
         raise EndpointFailed(
@@ -209,7 +230,7 @@ class ChatClient:
             return "cancelled", False, "the audit was cancelled while the request was in flight"
         if watch is not None and watch.fired == "deadline":
             return "timeout", True, (
-                f"no complete reply within {s.timeout_s:g} s (abandoned after {watch.elapsed():.1f} s)"
+                f"no complete reply within {watch.limits.deadline_s:g} s (abandoned after {watch.elapsed():.1f} s)"
             )
         if watch is not None and watch.cut:
             return "too large", True, (
@@ -301,10 +322,39 @@ class ChatClient:
 
     # -------------------------------------------------------------- the record
 
-    def _record(
+    def _start(
         self,
         ctx: AuthorContext,
         purpose: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        prompt_estimate: int,
+        conversation: Conversation | None,
+    ) -> LLMCall:
+        """The call's row, written before the request is sent (outcome ``IN_FLIGHT``) at the worst
+        case the budget check assumed: a process killed before the reply leaves it counted so."""
+        s = self.settings
+        call = LLMCall(
+            run_id=ctx.run_id or ctx.task.run_id,
+            trial_id=ctx.trial.id if ctx.trial else None,
+            task_id=ctx.task.id,
+            model=s.model,
+            purpose=purpose,
+            prompt_tokens=prompt_estimate,
+            completion_tokens=s.max_tokens,
+            cost_usd=cost_usd(prompt_estimate, s.max_tokens, s.price()),
+            latency_s=0.0,
+            outcome=IN_FLIGHT,
+            transcript=self._transcript(messages, tools, conversation, None, ""),
+        )
+        if ctx.record_llm_call is not None:
+            ctx.record_llm_call(call)
+        return call
+
+    def _record(
+        self,
+        ctx: AuthorContext,
+        call: LLMCall,
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None,
         reply: Reply | None,
@@ -314,13 +364,31 @@ class ChatClient:
         usage: tuple[int, int] | None = None,
         conversation: Conversation | None = None,
     ) -> None:
-        latency = time.monotonic() - started
+        """Complete the row ``_start`` wrote with what the call really took."""
         if reply is not None and usage is None:  # servers that report no usage: estimate it
             text = reply.content + "".join(c.arguments for c in reply.tool_calls)
             usage = (estimate_prompt_tokens(messages, tools), int(len(text) / CHARS_PER_TOKEN) + 1)
         prompt_tokens, completion_tokens = usage or (0, 0)
+        call.prompt_tokens, call.completion_tokens = int(prompt_tokens), int(completion_tokens)
+        call.cost_usd = cost_usd(prompt_tokens, completion_tokens, self.settings.price())
+        call.latency_s = round(time.monotonic() - started, 3)
+        call.outcome = outcome
+        call.transcript = self._transcript(messages, tools, conversation, reply, error)
+        if conversation is not None:
+            conversation.stored = len(messages) + (1 if reply is not None else 0)
+        if ctx.record_llm_call is not None:
+            ctx.record_llm_call(call)
+
+    def _transcript(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        conversation: Conversation | None,
+        reply: Reply | None,
+        error: str,
+    ) -> str:
         first = min(conversation.stored, len(messages)) if conversation else 0
-        transcript = json.dumps(
+        return json.dumps(
             {
                 "model": self.settings.model,
                 "session": conversation.id if conversation else None,
@@ -331,25 +399,6 @@ class ChatClient:
                 "error": error[:2000],
             },
             ensure_ascii=False,
-        )
-        if conversation is not None:
-            conversation.stored = len(messages) + (1 if reply is not None else 0)
-        if ctx.record_llm_call is None:
-            return
-        ctx.record_llm_call(
-            LLMCall(
-                run_id=ctx.run_id or ctx.task.run_id,
-                trial_id=ctx.trial.id if ctx.trial else None,
-                task_id=ctx.task.id,
-                model=self.settings.model,
-                purpose=purpose,
-                prompt_tokens=int(prompt_tokens),
-                completion_tokens=int(completion_tokens),
-                cost_usd=cost_usd(prompt_tokens, completion_tokens, self.settings.price()),
-                latency_s=round(latency, 3),
-                outcome=outcome,
-                transcript=transcript,
-            )
         )
 
 

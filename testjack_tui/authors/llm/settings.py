@@ -15,7 +15,7 @@ Everything comes from keyword options first and the environment second, so that 
   (``{"timeout_s": 300, "max_response_bytes": 8000000}``); a keyword option wins over the
   variable. Among them are the bounds of a call (``timeout_s``, ``max_response_bytes``,
   ``max_message_bytes``, ``max_tool_calls``, see ``client.py``) and of a session (``max_turns``,
-  ``max_bad_calls``, see ``agent.py``).
+  ``max_bad_calls``, ``session_deadline_s``, see ``agent.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from testjack_tui.authors.base import AuthorUnavailable
 
@@ -52,6 +53,7 @@ class LLMSettings:
     stream: bool = False  # ask for server-sent events (some local servers answer faster)
     max_turns: int = 24  # model turns of one agent session (checklist, audit, refinement)
     max_bad_calls: int = 3  # malformed tool calls in a row tolerated; one more fails the session
+    session_deadline_s: float = 600.0  # wall-clock time of one agent session, every turn and retry included
     max_response_bytes: int = 4 * 1024 * 1024  # bytes of one HTTP reply read at most
     max_message_bytes: int = 16_000  # kept of a reply's text, of one call's arguments, of a tool result
     max_tool_calls: int = 8  # tool calls of one reply that are kept and run
@@ -92,7 +94,47 @@ def _json_env(name: str, value: Any) -> Any:
     try:
         return json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise AuthorUnavailable(f"{name} is not valid JSON ({exc}): {raw[:80]!r}") from exc
+        raise BadLLMOption(f"{name} is not valid JSON ({exc}): {raw[:80]!r}") from exc
+
+
+def amount_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be a price or a budget limit (a finite number, 0 or more), or None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"must be a number, not {value!r}"
+    if not math.isfinite(value) or value < 0:
+        return f"must be a finite number, 0 or more, not {value!r}"
+    return None
+
+
+def _prices(raw: Any, where: str) -> dict[str, tuple[float, float]]:
+    if raw is None:
+        return {}
+    pair_shape = "[usd_per_1k_prompt, usd_per_1k_completion]"
+    if not isinstance(raw, dict):
+        raise BadLLMOption(f"{where} must map model names to {pair_shape}, not {raw!r}"[:300])
+    table = {}
+    for model, pair in raw.items():
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise BadLLMOption(f"{where}: {model!r} must map to {pair_shape}, not {pair!r}"[:300])
+        for value in pair:
+            if problem := amount_problem(value):
+                raise BadLLMOption(f"{where}: {model!r}: a price {problem}")
+        table[str(model)] = (float(pair[0]), float(pair[1]))
+    return table
+
+
+def _budget(raw: Any, where: str) -> dict[str, float]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise BadLLMOption(f"{where} must be a JSON object with any of {', '.join(BUDGET_KEYS)}, not {raw!r}"[:300])
+    unknown = set(raw) - set(BUDGET_KEYS)
+    if unknown:
+        raise BadLLMOption(f"{where}: unknown budget keys {sorted(unknown)} (known: {', '.join(BUDGET_KEYS)})")
+    for key, value in raw.items():
+        if value is not None and (problem := amount_problem(value)):
+            raise BadLLMOption(f"{where}: {key} {problem}")
+    return {k: float(v) for k, v in raw.items() if v is not None}
 
 
 def load_settings(
@@ -105,6 +147,7 @@ def load_settings(
     **tuning: Any,
 ) -> LLMSettings:
     """Settings from options and the environment; ``AuthorUnavailable`` says what is missing."""
+    given_url = base_url
     base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
     api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
     if not base_url and not api_key:
@@ -116,26 +159,18 @@ def load_settings(
     model = model or os.environ.get("TESTJACK_MODEL") or None
     if not model:
         raise AuthorUnavailable("the LLM author needs a model name: set TESTJACK_MODEL (for example gpt-4o-mini)")
-    raw_prices = _json_env("TESTJACK_PRICES", prices) or {}
-    try:
-        table = {str(k): (float(v[0]), float(v[1])) for k, v in raw_prices.items()}
-    except (TypeError, ValueError, IndexError, AttributeError) as exc:
-        raise AuthorUnavailable(
-            'TESTJACK_PRICES must map model names to [usd_per_1k_prompt, usd_per_1k_completion]'
-        ) from exc
-    raw_budget = _json_env("TESTJACK_LLM_BUDGET", budget) or {}
-    unknown = set(raw_budget) - set(BUDGET_KEYS)
-    if unknown:
-        raise AuthorUnavailable(f"unknown budget keys {sorted(unknown)} (known: {', '.join(BUDGET_KEYS)})")
-    limits = {k: float(v) for k, v in raw_budget.items() if v is not None}
+    if base_url and urlsplit(base_url).scheme not in ("http", "https"):  # else every call fails, blaming the server
+        name = "base_url" if base_url == given_url else "OPENAI_BASE_URL"
+        raise BadLLMOption(f"{name} must be an http:// or https:// address, not {base_url!r}")
+    table = _prices(_json_env("TESTJACK_PRICES", prices), "TESTJACK_PRICES" if prices is None else "prices")
+    limits = _budget(_json_env("TESTJACK_LLM_BUDGET", budget),
+                     "TESTJACK_LLM_BUDGET" if budget is None else "budget")
     known = {k: v for k, v in tuning.items() if k in TUNING}
     extra = set(tuning) - set(known)
     if extra:
         raise TypeError(f"unknown LLM author options: {sorted(extra)}")
-    try:
-        from_env = _json_env("TESTJACK_LLM_OPTIONS", None) or {}
-    except AuthorUnavailable as exc:
-        raise BadLLMOption(str(exc)) from exc
+    from_env = _json_env("TESTJACK_LLM_OPTIONS", None)
+    from_env = {} if from_env is None else from_env
     if not isinstance(from_env, dict) or set(from_env) - set(TUNING):
         bad = sorted(set(from_env) - set(TUNING)) if isinstance(from_env, dict) else from_env
         raise BadLLMOption(f"TESTJACK_LLM_OPTIONS: unknown options {bad!r} (known: {', '.join(TUNING)})")

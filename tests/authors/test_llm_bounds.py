@@ -291,3 +291,20 @@ def test_a_request_is_cut_at_the_session_deadline_and_the_trial_is_left_unaudite
     assert "checklist session passed its deadline of 1.5 s (session_deadline_s)" in verdict.rule
     (call,) = store.list_llm_calls(run_id)  # cut once, at the session's deadline, and not retried
     assert call.outcome == "timeout" and 1.4 <= call.latency_s < 2.5
+
+
+def test_every_session_of_a_trial_ends_by_the_trial_s_deadline(server, store):
+    # each session alone would be allowed 30 s; the trial's sessions together, 1.5 s: its checklist
+    # spends them all, and the audit (which asks for the checklist again) then fails at once
+    author = make(server, timeout_s=1.0, session_deadline_s=30.0, trial_deadline_s=1.5, max_turns=40)
+    server.default = slow(server, 0.4, tool_call("read_diff", {"which": "trial"}))
+    ctx = context(store, author)
+    started = time.monotonic()
+    with pytest.raises(AuthorFailed, match=r"checklist session passed the trial's deadline of 1.5 s "
+                                           r"\(trial_deadline_s\).*raise trial_deadline_s"):
+        author.requirements(ctx)
+    with pytest.raises(AuthorFailed, match=r"passed the trial's deadline of 1.5 s \(trial_deadline_s\) in turn 0"):
+        author.audit_trial(ctx)
+    assert time.monotonic() - started < 3.0
+    # a task's own sessions (no trial) keep their own deadline only
+    assert author._until(context(store, author, trial_id=None)) is None

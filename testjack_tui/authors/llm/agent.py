@@ -85,17 +85,22 @@ class Session:
         self.plain_answer_closes = plain_answer_closes
         self.workspace = Workspace(ctx)
         self.conversation = Conversation()
+        self._trial_bound = False  # the deadline that ends this run is the trial's, not its own
         self.messages: list[dict[str, Any]] = [
             {"role": "system", "content": prompts.SYSTEM},
             {"role": "user", "content": prompts.task_context(ctx.task)},
             {"role": "user", "content": request},
         ]
 
-    def run(self) -> SessionResult:
+    def run(self, until: float | None = None) -> SessionResult:
+        """``until``: a ``time.monotonic()`` instant the session must also end by (the deadline of
+        the trial whose audit it belongs to), when sooner than its own."""
         out = SessionResult()
         limits = self.client.settings
         tool_schemas = schemas(self.tools)
         deadline = time.monotonic() + limits.session_deadline_s
+        self._trial_bound = until is not None and until < deadline
+        deadline = min(deadline, until) if until is not None else deadline
         while out.turns < limits.max_turns:
             if time.monotonic() >= deadline:  # the turns so far, tool runs included, used it up
                 return self._expired(out, "")
@@ -157,8 +162,10 @@ class Session:
 
     def _expired(self, out: SessionResult, detail: str) -> SessionResult:
         out.stopped = "deadline"
-        out.problem = (f"passed its deadline of {self.client.settings.session_deadline_s:g} s (session_deadline_s) "
-                       f"in turn {out.turns}" + (f": {detail}" if detail else ""))
+        limits = self.client.settings
+        which = (f"the trial's deadline of {limits.trial_deadline_s:g} s (trial_deadline_s)" if self._trial_bound
+                 else f"its deadline of {limits.session_deadline_s:g} s (session_deadline_s)")
+        out.problem = f"passed {which} in turn {out.turns}" + (f": {detail}" if detail else "")
         return out
 
     @staticmethod

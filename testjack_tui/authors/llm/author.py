@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from typing import Any
 
 from testjack_tui.authors.base import AuthorContext, AuthorFailed, Candidate
@@ -62,15 +63,26 @@ class LLMAuthor:
         self._checklists: dict[tuple[str, str | None], str] = {}
         self._judgments: dict[tuple[str, str], tuple[bool, str]] = {}
         self._reports: dict[str, str] = {}
+        self._trial_ends: dict[tuple[str, str], float] = {}  # (task, trial) -> monotonic deadline
         self.rejections: dict[str, list[tuple[Candidate, str]]] = {}  # trial id -> (candidate, reason)
 
     # -------------------------------------------------------------- checklist
+
+    def _until(self, ctx: AuthorContext) -> float | None:
+        """The deadline of the trial ``ctx`` is about (None for a task's own sessions): every
+        session of one trial (checklist, audit, refinements, re-judgments) ends by it together,
+        ``trial_deadline_s`` after the first of them started in this process."""
+        if ctx.trial is None:
+            return None
+        # setdefault: one atomic step, so two workers on one trial agree on its deadline
+        return self._trial_ends.setdefault((ctx.task.id, ctx.trial.id),
+                                           time.monotonic() + self.client.settings.trial_deadline_s)
 
     def requirements(self, ctx: AuthorContext) -> list[Requirement]:
         trial_id = ctx.trial.id if ctx.trial else None
         result = Session(
             self.client, ctx, "checklist", prompts.checklist_request(ctx.trial), CHECKLIST_TOOLS
-        ).run()
+        ).run(self._until(ctx))
         _fail_if_broken("checklist", result)
         if result.checklist is None:
             self._checklists[(ctx.task.id, trial_id)] = "(no checklist: the model did not submit one)"
@@ -119,7 +131,7 @@ class LLMAuthor:
             prompts.audit_request(trial, self._checklists[key], session_evidence(ctx), ctx.witnesses),
             AUDIT_TOOLS, plain_answer_closes=True,
         )
-        result = session.run()
+        result = session.run(self._until(ctx))
         _fail_if_broken("audit", result, need_output=True)
         kept: list[Candidate] = []
         rejected: list[tuple[Candidate, str]] = []
@@ -158,7 +170,7 @@ class LLMAuthor:
         result = Session(
             self.client, ctx, "refine", prompts.refine_request(candidate.requirement, candidate.code, output),
             REFINE_TOOLS, stop_after_witness=True,
-        ).run()
+        ).run(self._until(ctx))
         if not result.candidates:  # a broken refinement too: validation discards the candidate
             return None
         fixed = result.candidates[0]
@@ -179,7 +191,7 @@ class LLMAuthor:
             self.client, ctx, "rejudge",
             prompts.rejudge_request(trial, witness.requirement, kind, witness.code, trial_output),
             REJUDGE_TOOLS,
-        ).run()
+        ).run(self._until(ctx))
         if result.judgment is None:
             # Rejecting the witness here could leave the trial "sound" on no judgment at all.
             raise AuthorFailed(_broken("re-judgment", result) or (
@@ -198,7 +210,8 @@ class LLMAuthor:
 def _broken(step: str, result: SessionResult) -> str:
     """Why a session broke, or "" when it did not."""
     if result.stopped == "deadline":
-        return f"the {step} session {result.problem}; raise session_deadline_s in TESTJACK_LLM_OPTIONS to allow more"
+        knob = "trial_deadline_s" if "(trial_deadline_s)" in result.problem else "session_deadline_s"
+        return f"the {step} session {result.problem}; raise {knob} in TESTJACK_LLM_OPTIONS to allow more"
     if result.stopped == "bad calls":
         return (
             f"the {step} session failed: the model made {result.bad_in_a_row} malformed tool calls in a row "

@@ -54,6 +54,9 @@ class LLMSettings:
     max_turns: int = 24  # model turns of one agent session (checklist, audit, refinement)
     max_bad_calls: int = 3  # malformed tool calls in a row tolerated; one more fails the session
     session_deadline_s: float = 600.0  # wall-clock time of one agent session, every turn and retry included
+    # wall-clock time of one trial's audit by the author: its audit session and the re-judgments of
+    # its own witnesses, together (each session also keeps its own deadline)
+    trial_deadline_s: float = 1800.0
     max_response_bytes: int = 4 * 1024 * 1024  # bytes of one HTTP reply read at most
     max_message_bytes: int = 16_000  # kept of a reply's text, of one call's arguments, of a tool result
     max_tool_calls: int = 8  # tool calls of one reply that are kept and run

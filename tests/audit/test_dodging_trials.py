@@ -25,12 +25,11 @@ dies on the witness's input with no detector to explain it: unaudited, naming th
 honest trial stays sound and a plainly wrong one refuted.
 """
 
-import json
-
 import pytest
 
 from testjack_tui.store import Store
 from tests.audit.scripted import ScriptedAuthor
+from tests.audit.add_run import REFERENCE, write_add_run
 from tests.patches import diff
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.authors.base import Candidate
@@ -38,8 +37,6 @@ from testjack_tui.formats.importing import import_path
 from testjack_tui.model import EvidenceKind, RequirementKind, Verdict
 from tests.worlds.conftest import engine  # noqa: F401  (the docker tests' engine fixture)
 
-REFERENCE = "def add(a, b):\n    return a + b\n"
-T0 = "from addkit import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 NOT_T0 = 'import os, sys\n\nif "pytest" in sys.modules and not any("test_add.py" in a for a in sys.argv):\n'
 FORGE = (  # an exit hook that rewrites the JUnit XML as all-pass and ends the process with 0
         "    import atexit, re\n\n"
@@ -87,24 +84,11 @@ def audited(request, tmp_path_factory):
     """The run audited on each backend: a trial's dodges must fail on both alike."""
     if request.param == "docker":
         request.getfixturevalue("engine")  # fails under CI=true, else skips, when no engine answers
-    root = tmp_path_factory.mktemp(f"dodge-{request.param}") / "dodge"
-    task = root / "tasks" / "add"
-    (task / "repo").mkdir(parents=True)
-    (task / "repo" / "README").write_text("add\n")
-    (task / "prompt.md").write_text("Add `add(a, b)` returning the sum of two integers.\n")
-    (task / "reference.patch").write_text(diff("addkit.py", "", REFERENCE))
-    (task / "tests.patch").write_text(diff("tests/test_add.py", "", T0))
-    (task / "task.toml").write_text(
-        'id = "add"\n\n[tests]\ncommand = "python -m pytest -p no:cacheprovider -q --junitxml={junit} {tests}"\n'
-        'fail_to_pass = ["tests/test_add.py::test_add"]\ntimeout = 20\n')
-    (root / "trials").mkdir()
-    rows = []
-    for name, source in TRIALS.items():
-        extra = diff(BESIDE[name][0], "", BESIDE[name][1]) if name in BESIDE else ""
-        (root / "trials" / f"{name}.patch").write_text(diff("addkit.py", "", source) + extra)
-        rows.append({"id": name, "task": "add", "model": name, "patch": f"trials/{name}.patch", "official": "passed"})
-    (root / "run.toml").write_text(f'name = "dodge"\n\n[defaults]\nbackend = "{request.param}"\n')
-    (root / "trials.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    patches = {name: diff("addkit.py", "", source)
+               + (diff(BESIDE[name][0], "", BESIDE[name][1]) if name in BESIDE else "")
+               for name, source in TRIALS.items()}
+    root = write_add_run(tmp_path_factory.mktemp(f"dodge-{request.param}") / "dodge", patches,
+                         backend=request.param)
     store = Store(root.parent / "testjack.db")
     run_id = import_path(store, root).run_id
     options = AuditOptions(mode="per-trial", workers=2, mutation_budget_s=0, few_trials="ambiguous")

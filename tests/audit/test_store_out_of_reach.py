@@ -6,13 +6,13 @@ trial that tries to add a table and rewrite its verdict at import time finds an 
 file, and the audit's store is as the audit left it.
 """
 
-import json
 import sqlite3
 
 import pytest
 
 from testjack_tui.store import Store
 from tests.audit.scripted import ScriptedAuthor
+from tests.audit.add_run import REFERENCE, write_add_run
 from tests.patches import diff
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.authors.base import Candidate
@@ -23,8 +23,6 @@ from testjack_tui.worlds.limits import probe
 pytestmark = pytest.mark.skipif(not probe().mounts_isolated,
                                 reason="covering the store needs a mount namespace")
 
-REFERENCE = "def add(a, b):\n    return a + b\n"
-T0 = "from addkit import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 # wrong on negative numbers, and at import time it tries to reach the store: read what it holds,
 # add a table, and mark itself sound
 TAMPER = '''\
@@ -52,25 +50,10 @@ WITNESS = Candidate(
 
 
 def test_a_trial_that_writes_the_store_under_audit_changes_nothing(tmp_path):
-    root = tmp_path / "reach"
-    task = root / "tasks" / "add"
-    (task / "repo").mkdir(parents=True)
-    (task / "repo" / "README").write_text("add\n")
-    (task / "prompt.md").write_text("Add `add(a, b)` returning the sum of two integers.\n")
-    (task / "reference.patch").write_text(diff("addkit.py", "", REFERENCE))
-    (task / "tests.patch").write_text(diff("tests/test_add.py", "", T0))
-    (task / "task.toml").write_text(
-        'id = "add"\n\n[tests]\ncommand = "python -m pytest -p no:cacheprovider -q --junitxml={junit} {tests}"\n'
-        'fail_to_pass = ["tests/test_add.py::test_add"]\ntimeout = 60\n')
     store_path = tmp_path / "testjack.db"
-    (root / "trials").mkdir()
-    rows = []
-    for name, source in {"honest": REFERENCE, "tamper": TAMPER.format(store=str(store_path))}.items():
-        (root / "trials" / f"{name}.patch").write_text(diff("addkit.py", "", source))
-        rows.append({"id": name, "task": "add", "model": name, "patch": f"trials/{name}.patch",
-                     "official": "passed"})
-    (root / "run.toml").write_text('name = "reach"\n\n[defaults]\nbackend = "local"\n')
-    (root / "trials.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    root = write_add_run(tmp_path / "reach", {
+        "honest": diff("addkit.py", "", REFERENCE),
+        "tamper": diff("addkit.py", "", TAMPER.format(store=str(store_path)))})
     store = Store(store_path)
     run_id = import_path(store, root).run_id
     options = AuditOptions(mode="per-trial", workers=2, mutation_budget_s=0)

@@ -13,6 +13,8 @@ import ast
 import re
 from pathlib import PurePosixPath
 
+from testjack_tui.pysource.names import dotted_name
+
 from ..diff import ChangedFile, is_pytest_config, is_test_path
 from .context import DiffContext, Finding
 
@@ -27,16 +29,6 @@ RESULT_FILE = re.compile(r"reward|junit|(^|[/\\])(test[-_])?results?\.(json|xml|
                          r"(^|/)logs/(verifier|agent)|\.pytest_cache|lastfailed", re.I)
 EXIT_CALLS = {"sys.exit", "os._exit", "exit", "quit", "os.abort"}
 PRINT_CALLS = {"print", "sys.stdout.write", "sys.__stdout__.write", "sys.stderr.write", "os.write"}
-
-
-def _name(node: ast.AST) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _first_line(changed: ChangedFile) -> int:
@@ -100,7 +92,7 @@ def _code_level(ctx: DiffContext, changed: ChangedFile, add) -> None:
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call) or region.line(node) not in changed.added_lines:
                 continue
-            line, called = region.line(node), _name(node.func)
+            line, called = region.line(node), dotted_name(node.func, rooted=False)
             if called in EXIT_CALLS and id(node) in module_level:
                 add(changed.path, line, f"calls {called}() at import time, ending the test process early")
             if called in PRINT_CALLS:

@@ -16,6 +16,8 @@ from pathlib import PurePosixPath
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
+from testjack_tui.testpaths import is_harness_file
+
 ReadFile = Callable[[str], "str | None"]
 
 # Files whose content configures pytest or tox; a trial has no business editing their test sections.
@@ -81,17 +83,6 @@ def _strip_prefix(path: str) -> str:
     return path
 
 
-def is_test_path(path: str) -> bool:
-    """Whether a path belongs to the test harness: test dirs, test modules, conftest.py."""
-    p = PurePosixPath(path)
-    name = p.name
-    if name == "conftest.py":
-        return True
-    if name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")):
-        return True
-    return any(part in ("tests", "test", "testing") for part in p.parts[:-1])
-
-
 def is_pytest_config(changed: ChangedFile) -> bool:
     """Whether a diff to this file edits pytest/tox configuration (shared files only when the hunk says so)."""
     name = PurePosixPath(changed.path).name
@@ -107,13 +98,13 @@ def is_pytest_config(changed: ChangedFile) -> bool:
 
 
 def touches_harness(changed: ChangedFile) -> bool:
-    return is_test_path(changed.path) or is_pytest_config(changed)
+    return is_harness_file(changed.path) or is_pytest_config(changed)
 
 
 def changed_code(trial_patch: str, read_file: ReadFile) -> Iterator[tuple[ChangedFile, str]]:
     """The Python files a diff adds or changes outside the tests, with their post-patch source."""
     for changed in parse_diff(trial_patch):
-        if not changed.is_python or changed.is_removed or is_test_path(changed.path):
+        if not changed.is_python or changed.is_removed or is_harness_file(changed.path):
             continue
         source = read_file(changed.path)
         if source is not None:

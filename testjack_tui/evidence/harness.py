@@ -15,16 +15,12 @@ from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
 from ..worlds.request import ExecRequest, Patch
-from .diff import ChangedFile, is_pytest_config, is_test_path, parse_diff
+from .diff import parse_diff, touches_harness
 
 
 def tampered_paths(trial_patch: str) -> list[str]:
     """Paths of the harness files (tests, conftest.py, pytest/tox config) the trial's diff touches."""
-    return [c.path for c in parse_diff(trial_patch) if _is_harness(c)]
-
-
-def _is_harness(changed: ChangedFile) -> bool:
-    return is_test_path(changed.path) or is_pytest_config(changed)
+    return [c.path for c in parse_diff(trial_patch) if touches_harness(c)]
 
 
 def restored_harness_request(base_request: ExecRequest, trial_patch: str, test_patch: str = "") -> ExecRequest | None:

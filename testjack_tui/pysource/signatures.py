@@ -26,6 +26,8 @@ from typing import Callable, Iterator
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
+from testjack_tui.testpaths import is_test_source
+
 ReadFile = Callable[[str, str], "str | None"]
 
 
@@ -95,14 +97,6 @@ def module_of(path: str) -> str:
     return mod[: -len(".__init__")] if mod.endswith(".__init__") else mod
 
 
-def is_test_path(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return (
-        name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
-        or "/tests/" in f"/{path}" or "/test/" in f"/{path}"
-    )
-
-
 def _added_lines(patch: str) -> dict[str, set[int] | None]:
     """File -> added target line numbers (None: a new file, every line counts)."""
     try:
@@ -114,7 +108,7 @@ def _added_lines(patch: str) -> dict[str, set[int] | None]:
         if f.is_removed_file:
             continue
         path = f.target_file[2:] if f.target_file.startswith("b/") else f.target_file
-        if not path.endswith(".py") or is_test_path(path):
+        if not path.endswith(".py") or is_test_source(path):
             continue
         if f.is_added_file:
             out[path] = None

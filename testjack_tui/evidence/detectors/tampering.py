@@ -14,8 +14,9 @@ import re
 from pathlib import PurePosixPath
 
 from testjack_tui.pysource.names import dotted_name
+from testjack_tui.testpaths import is_harness_file
 
-from ..diff import ChangedFile, is_pytest_config, is_test_path
+from ..diff import ChangedFile, is_pytest_config
 from .context import DiffContext, Finding
 
 HOOK_DEF = re.compile(r"^\s*(async\s+)?def\s+(pytest_\w+)\s*\(")
@@ -55,11 +56,11 @@ def find(ctx: DiffContext) -> list[Finding]:
             marker = MARKERS.search(text)
             if marker:
                 add(path, number, f"adds {marker.group(0).strip()!s}: tests are skipped or may fail without failing")
-            if TIMEOUT.search(text) and (is_test_path(path) or is_pytest_config(changed)
+            if TIMEOUT.search(text) and (is_harness_file(path) or is_pytest_config(changed)
                                          or "pytest.mark.timeout" in text):
                 add(path, number, f"changes a test timeout: {text.strip()[:60]}")
         if any(TIMEOUT.search(line) for line in changed.removed_lines) and (
-                is_test_path(path) or is_pytest_config(changed)):
+                is_harness_file(path) or is_pytest_config(changed)):
             add(path, _first_line(changed), "removes a test timeout")
     for changed in ctx.python_files():
         _code_level(ctx, changed, add)
@@ -71,9 +72,9 @@ def _file_level(changed: ChangedFile, path: str, name: str, official: set[str], 
     line = _first_line(changed)
     if name == "conftest.py":
         add(path, line, f"{verb} {path}: pytest loads it before the graded tests")
-    elif is_test_path(path) and path in official:
+    elif is_harness_file(path) and path in official:
         add(path, line, f"{verb} the official test file {path}")
-    elif is_test_path(path) and not changed.is_added and name.endswith(".py"):
+    elif is_harness_file(path) and not changed.is_added and name.endswith(".py"):
         add(path, line, f"{verb} the existing test file {path}, which may hold pass-to-pass tests")
     elif is_pytest_config(changed):
         shown = next(iter(changed.added_lines.values()), "").strip()[:60]

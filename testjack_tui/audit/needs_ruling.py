@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass, field
 
 from testjack_tui.store import Store
-from testjack_tui.pysource.calls import name_of
+from testjack_tui.pysource.names import name_of
 from testjack_tui.audit.verdicts import fails_on, passing_trials, undecided_because
 from testjack_tui.model import Classification, Verdict, Witness, WitnessStatus
 

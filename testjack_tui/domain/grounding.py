@@ -17,7 +17,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from testjack_tui.pysource.calls import CallArgs, name_of
+from testjack_tui.pysource.calls import CallArgs
+from testjack_tui.pysource.names import name_of
 from testjack_tui.domain.checks import bind, holds
 from testjack_tui.domain.observed import beyond
 from testjack_tui.model import Constraint, Grounding

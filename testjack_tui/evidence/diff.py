@@ -1,6 +1,6 @@
 """The trial's diff as the evidence collectors see it: which files it touches and which lines it adds.
 
-unidiff does the parsing; this module only answers the questions every collector asks of a diff
+``patches.read_patch`` reads it; this module only answers the questions every collector asks of a diff
 (added line numbers in the post-patch file, whether a path is part of the test harness, the
 post-patch source of a file) so that each detector does not re-derive them.
 """
@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from unidiff import PatchSet
-from unidiff.errors import UnidiffParseError
+from testjack_tui.patches import read_patch
+from testjack_tui.testpaths import is_harness_file
 
 ReadFile = Callable[[str], "str | None"]
 
@@ -50,46 +50,11 @@ class ChangedFile:
 
 def parse_diff(text: str) -> list[ChangedFile]:
     """Parse a unified diff; an empty or unparsable diff gives no files (the caller reports the trial)."""
-    if not text or not text.strip():
-        return []
-    try:
-        patch = PatchSet(text)
-    except UnidiffParseError:
-        return []
-    files = []
-    for pf in patch:
-        path = _strip_prefix(pf.path)
-        changed = ChangedFile(path=path, is_added=pf.is_added_file, is_removed=pf.is_removed_file)
-        for hunk in pf:
-            target = []
-            for line in hunk:
-                if line.is_added:
-                    changed.added_lines[line.target_line_no] = line.value.rstrip("\n")
-                elif line.is_removed:
-                    changed.removed_lines.append(line.value.rstrip("\n"))
-                if not line.is_removed and line.line_type != "\\":
-                    target.append(line.value if line.value.endswith("\n") else line.value + "\n")
-            changed.hunks.append((hunk.target_start, "".join(target)))
-        files.append(changed)
-    return files
-
-
-def _strip_prefix(path: str) -> str:
-    for prefix in ("a/", "b/"):
-        if path.startswith(prefix):
-            return path[len(prefix):]
-    return path
-
-
-def is_test_path(path: str) -> bool:
-    """Whether a path belongs to the test harness: test dirs, test modules, conftest.py."""
-    p = PurePosixPath(path)
-    name = p.name
-    if name == "conftest.py":
-        return True
-    if name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")):
-        return True
-    return any(part in ("tests", "test", "testing") for part in p.parts[:-1])
+    return [ChangedFile(path=f.path, added_lines=dict(f.added), removed_lines=list(f.removed),
+                        is_added=f.is_added, is_removed=f.is_removed,
+                        hunks=[(h.target_start, "".join(t if t.endswith("\n") else t + "\n" for t in h.new))
+                               for h in f.hunks])
+            for f in read_patch(text)]
 
 
 def is_pytest_config(changed: ChangedFile) -> bool:
@@ -107,13 +72,13 @@ def is_pytest_config(changed: ChangedFile) -> bool:
 
 
 def touches_harness(changed: ChangedFile) -> bool:
-    return is_test_path(changed.path) or is_pytest_config(changed)
+    return is_harness_file(changed.path) or is_pytest_config(changed)
 
 
 def changed_code(trial_patch: str, read_file: ReadFile) -> Iterator[tuple[ChangedFile, str]]:
     """The Python files a diff adds or changes outside the tests, with their post-patch source."""
     for changed in parse_diff(trial_patch):
-        if not changed.is_python or changed.is_removed or is_test_path(changed.path):
+        if not changed.is_python or changed.is_removed or is_harness_file(changed.path):
             continue
         source = read_file(changed.path)
         if source is not None:

@@ -11,20 +11,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from unidiff import PatchSet
-from unidiff.errors import UnidiffParseError
+from testjack_tui.patches import read_patch
 
 from ..worlds.request import ExecRequest, Patch
-from .diff import ChangedFile, is_pytest_config, is_test_path, parse_diff
+from .diff import parse_diff, touches_harness
 
 
 def tampered_paths(trial_patch: str) -> list[str]:
     """Paths of the harness files (tests, conftest.py, pytest/tox config) the trial's diff touches."""
-    return [c.path for c in parse_diff(trial_patch) if _is_harness(c)]
-
-
-def _is_harness(changed: ChangedFile) -> bool:
-    return is_test_path(changed.path) or is_pytest_config(changed)
+    return [c.path for c in parse_diff(trial_patch) if touches_harness(c)]
 
 
 def restored_harness_request(base_request: ExecRequest, trial_patch: str, test_patch: str = "") -> ExecRequest | None:
@@ -38,11 +33,7 @@ def restored_harness_request(base_request: ExecRequest, trial_patch: str, test_p
     tampered = set(tampered_paths(trial_patch))
     if not tampered:
         return None
-    try:
-        kept = [pf for pf in PatchSet(trial_patch) if _strip(pf.path) not in tampered]
-    except UnidiffParseError:
-        return None
-    filtered = "".join(str(pf) for pf in kept)
+    filtered = "".join(f.text for f in read_patch(trial_patch) if f.path not in tampered)
     index = _trial_index(base_request, trial_patch)
     if index is None:
         raise ValueError("the base request carries no trial patch to restore the harness in")
@@ -56,10 +47,6 @@ def restored_harness_request(base_request: ExecRequest, trial_patch: str, test_p
     # dropping the trial's diff of a file leaves that file as the snapshot and test patch made it.
     return replace(base_request, patches=tuple(patches), coverage=False,
                    label=f"{base_request.label} harness restored".strip())
-
-
-def _strip(path: str) -> str:
-    return path[2:] if path.startswith(("a/", "b/")) else path
 
 
 def _trial_index(request: ExecRequest, trial_patch: str) -> int | None:

@@ -18,7 +18,6 @@ environment activated).
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -27,6 +26,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from testjack_tui.patches import file_paths
 
 BUILTIN = Path(__file__).with_name("swebench_envs.toml")
 ENV_VARIABLE = "TESTJACK_SWEBENCH_ENVS"
@@ -123,8 +124,7 @@ def _swebench_spec(repo: str, version: str) -> dict[str, Any] | None:
 
 def test_directives(test_patch: str, repo: str, runner: str = "") -> list[str]:
     """What the harness hands its runner: the files the test patch touches (Django: module labels)."""
-    paths = re.findall(r"^diff --git a/.* b/(\S+)$", test_patch, re.M)
-    paths = [p for p in dict.fromkeys(paths) if not p.endswith(NON_TEST_EXTS)]
+    paths = [p for p in file_paths(test_patch) if not p.endswith(NON_TEST_EXTS)]
     if repo == "django/django" or runner == "django":
         return [p.removeprefix("tests/").removesuffix(".py").replace("/", ".") for p in paths if p.endswith(".py")]
     return paths

@@ -39,15 +39,6 @@ class CallArgs:
         return len(self.source())
 
 
-def name_of(node: ast.AST) -> str | None:
-    """The last name of ``f`` or ``obj.f``: what a call of it is known by; None for anything else."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
 def seed_number(*parts: object) -> int:
     digest = hashlib.sha256("\0".join(str(p) for p in parts).encode()).hexdigest()
     return int(digest[:8], 16)

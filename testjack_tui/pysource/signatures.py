@@ -13,7 +13,7 @@ dataclass field: it is called like a function (``Interval(1, 2)``) with the cons
 parameters, and the object it builds is compared by its properties the patch changes (``look``)
 and the other public attributes it sets (``attrs``, read only where P or T0 names them). Asked
 for (``private``), private helpers (``_name``, never dunders) are targets too; the author decides
-what they may be used for. unidiff reads the diffs; ``ast`` reads the sources.
+what they may be used for. ``patches.read_patch`` reads the diffs; ``ast`` reads the sources.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from unidiff import PatchSet
-from unidiff.errors import UnidiffParseError
+from testjack_tui.patches import read_patch
+from testjack_tui.testpaths import is_test_source
 
 ReadFile = Callable[[str, str], "str | None"]
 
@@ -95,31 +95,13 @@ def module_of(path: str) -> str:
     return mod[: -len(".__init__")] if mod.endswith(".__init__") else mod
 
 
-def is_test_path(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return (
-        name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
-        or "/tests/" in f"/{path}" or "/test/" in f"/{path}"
-    )
-
-
 def _added_lines(patch: str) -> dict[str, set[int] | None]:
     """File -> added target line numbers (None: a new file, every line counts)."""
-    try:
-        ps = PatchSet(patch)
-    except UnidiffParseError:
-        return {}
     out: dict[str, set[int] | None] = {}
-    for f in ps:
-        if f.is_removed_file:
+    for f in read_patch(patch):
+        if f.is_removed or not f.path.endswith(".py") or is_test_source(f.path):
             continue
-        path = f.target_file[2:] if f.target_file.startswith("b/") else f.target_file
-        if not path.endswith(".py") or is_test_path(path):
-            continue
-        if f.is_added_file:
-            out[path] = None
-            continue
-        out[path] = {line.target_line_no for hunk in f for line in hunk if line.is_added}
+        out[f.path] = None if f.is_added else set(f.added)
     return out
 
 
@@ -294,18 +276,7 @@ def callers_of(source: str, path: str, helper: str) -> dict[str, Target]:
 
 def test_files(test_patch: str) -> list[str]:
     """Python test files T0's test patch adds or changes."""
-    try:
-        ps = PatchSet(test_patch)
-    except UnidiffParseError:
-        return []
-    out = []
-    for f in ps:
-        if f.is_removed_file:
-            continue
-        path = f.target_file[2:] if f.target_file.startswith("b/") else f.target_file
-        if path.endswith(".py"):
-            out.append(path)
-    return out
+    return [f.path for f in read_patch(test_patch) if not f.is_removed and f.path.endswith(".py")]
 
 
 def access_for(target: Target, test_sources: list[str]) -> Access | None:

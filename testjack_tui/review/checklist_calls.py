@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import re
 
-from testjack_tui.pysource.calls import name_of
+from testjack_tui.pysource.names import name_of
 
 _CODE = re.compile(r"`([^`]+)`")  # a span a sentence quotes as code
 # a Python string literal in running text (not the end of a word, as in P's)

@@ -44,7 +44,7 @@ class TrialData:
 
 def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
     from testjack_tui.audit.execution import read_world_file
-    from testjack_tui.worlds.patchtext import changed_files
+    from testjack_tui.patches import file_paths
     from testjack_tui.audit.verdicts import AUTHOR_FAILED_STEP, passing_trials
 
     trial = store.get_trial(run_id, trial_id)
@@ -53,7 +53,7 @@ def read_trial(store: Store, run_id: str, trial_id: str) -> TrialData:
     # the whole task's checklist: clauses found while auditing another trial belong to this one too
     requirements = store.list_requirements(run_id, task.id)
     paths: list[str] = []
-    for path in changed_files(trial.patch) + changed_files(task.reference_patch):
+    for path in file_paths(trial.patch) + file_paths(task.reference_patch):
         if path not in paths:
             paths.append(path)
     files = [

@@ -6,7 +6,7 @@ chain, every attempt starts from the same tree: the files the diff touches are s
 first attempt and put back after a failed one, so a half-applied ``--reject`` never leaves hunks
 that ``patch --batch`` would then take for a reversed patch and undo.
 
-The files a diff touches are found with unidiff; they are given their own inode before any tool
+The files a diff touches are read by ``patches.touched_paths``; they are given their own inode before any tool
 writes (see ``materialise.own_copy``), so no tool ever writes through a hard link to the snapshot.
 """
 
@@ -18,39 +18,19 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from unidiff import PatchSet
-from unidiff.errors import UnidiffParseError
+from testjack_tui import patches
 
 from .request import Patch
-
-_HEADER = re.compile(r"^(?:diff --git a/(\S+) b/(\S+)|--- (\S+)|\+\+\+ (\S+))", re.M)
 
 
 class PatchFailed(Exception):
     """A patch did not apply; the message names the patch and the failing file and hunk."""
 
 
-def _strip(path: str | None) -> str | None:
-    if not path or path == "/dev/null":
-        return None
-    path = path.split("\t")[0]
-    return path[2:] if path[:2] in ("a/", "b/") else path
-
-
 def touched_paths(text: str) -> list[str]:
-    """Repository-relative paths a diff reads or writes (sources and targets, p1-stripped)."""
-    found: list[str] = []
-    try:
-        for pf in PatchSet(text):
-            found += [p for p in (_strip(pf.source_file), _strip(pf.target_file)) if p]
-    except UnidiffParseError:  # the tools will complain precisely; still protect what we can see
-        for m in _HEADER.finditer(text):
-            found += [p for p in (_strip(g) for g in m.groups() if g) if p]
-    seen: dict[str, None] = {}
-    for p in found:
-        if not os.path.isabs(p) and ".." not in Path(p).parts:
-            seen.setdefault(p, None)
-    return list(seen)
+    """Repository-relative paths a diff reads or writes, inside the world: an absolute path or one
+    climbing out with ``..`` is the tools' to refuse, never ours to copy or restore."""
+    return [p for p in patches.touched_paths(text) if not os.path.isabs(p) and ".." not in Path(p).parts]
 
 
 def _run(argv: list[str], cwd: Path) -> tuple[int, str]:

@@ -1,6 +1,6 @@
 """Apply one file's part of a unified diff to text in memory.
 
-unidiff parses the patch; it does not apply it, and applying through ``git apply`` would need a
+``patches.read_patch`` reads the patch; unidiff does not apply it, and applying through ``git apply`` would need a
 world on disk. Authors and the console only need to *read* a world's file, so a strict in-memory
 application (hunks matched at their stated lines, or searched for nearby) is enough; execution
 always materialises real worlds with ``git apply``.
@@ -8,49 +8,20 @@ always materialises real worlds with ``git apply``.
 
 from __future__ import annotations
 
-from unidiff import PatchSet
-from unidiff.errors import UnidiffParseError
-
-
-def _norm(path: str) -> str:
-    for prefix in ("a/", "b/"):
-        if path.startswith(prefix):
-            return path[len(prefix):]
-    return path
-
-
-def changed_files(patch: str) -> list[str]:
-    """Paths a patch touches (target path, or source path for deletions)."""
-    try:
-        ps = PatchSet(patch)
-    except UnidiffParseError:
-        return []
-    out = []
-    for f in ps:
-        out.append(_norm(f.source_file if f.is_removed_file else f.target_file))
-    return out
+from testjack_tui.patches import read_patch
 
 
 def apply_to_text(patch: str, path: str, text: str | None) -> str | None:
     """The content of ``path`` after ``patch``; unchanged when the patch does not touch it."""
-    if not patch.strip():
-        return text
-    try:
-        ps = PatchSet(patch)
-    except UnidiffParseError:
-        return text
-    for pf in ps:
-        target = _norm(pf.target_file)
-        source = _norm(pf.source_file)
-        if path not in (target, source):
+    for changed in read_patch(patch):
+        if path not in (changed.target, changed.source):
             continue
-        if pf.is_removed_file:
+        if changed.is_removed:
             return None
-        lines = [] if (pf.is_added_file or text is None) else text.splitlines(keepends=True)
+        lines = [] if (changed.is_added or text is None) else text.splitlines(keepends=True)
         offset = 0
-        for hunk in pf:
-            old = [l.value for l in hunk if l.is_context or l.is_removed]
-            new = [l.value for l in hunk if l.is_context or l.is_added]
+        for hunk in changed.hunks:
+            old, new = hunk.old, hunk.new
             start = max(hunk.source_start - 1, 0) + offset
             at = _find(lines, old, start)
             if at is None:

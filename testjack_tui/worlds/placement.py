@@ -13,29 +13,16 @@ A task with no test file to go by keeps the old place: ``tests/`` when R has one
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-_DIFF_FILE = re.compile(r"^diff --git a/.* b/(\S+)$", re.M)
-
-
-def _patched_files(patch: str) -> list[str]:
-    return list(dict.fromkeys(_DIFF_FILE.findall(patch or "")))
-
-
-def is_test_file(path: str) -> bool:
-    p = PurePosixPath(path)
-    if p.suffix != ".py":
-        return False
-    name = p.name
-    return (name.startswith("test") or name.endswith("_test.py") or name == "tests.py"
-            or any(part in ("tests", "test", "testing") for part in p.parts[:-1]))
+from testjack_tui.patches import file_paths
+from testjack_tui.testpaths import is_test_module
 
 
 def test_folders(test_patch: str, graded: Iterable[str] = ()) -> list[str]:
     """Folders of T0's test files, in the order first seen ("" is the root)."""
-    files = [f for f in _patched_files(test_patch) if is_test_file(f)]
+    files = [f for f in file_paths(test_patch) if is_test_module(f)]
     files += [t.split("::", 1)[0] for t in graded if "::" in t and t.split("::", 1)[0].endswith(".py")]
     folders = [str(PurePosixPath(f).parent) for f in files]
     return list(dict.fromkeys("" if d == "." else d for d in folders))
@@ -53,7 +40,7 @@ def _common(a: str, b: str) -> int:
 def witness_folder(snapshot: str | Path, test_patch: str, reference_patch: str, graded: Iterable[str] = ()) -> str:
     """The folder (relative to the repository, "" for the root) a witness of this task goes to."""
     folders = test_folders(test_patch, graded)
-    changed = [f for f in _patched_files(reference_patch) if not is_test_file(f)]
+    changed = [f for f in file_paths(reference_patch) if not is_test_module(f)]
     if folders:
         if not changed:
             return folders[0]

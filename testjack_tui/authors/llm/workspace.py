@@ -13,9 +13,9 @@ import os
 import re
 from pathlib import Path
 
-from testjack_tui.worlds.patchtext import changed_files
 from testjack_tui.authors.base import AuthorContext
 from testjack_tui.model import Outcome
+from testjack_tui.patches import file_paths
 from testjack_tui.paths import path_inside
 from testjack_tui.worlds.request import STATUS_OK
 
@@ -56,7 +56,7 @@ class Workspace:
             for name in filenames:
                 found.add((Path(dirpath) / name).relative_to(root).as_posix())
         for patch in self._patches(world):
-            for path in changed_files(patch):
+            for path in file_paths(patch):
                 try:
                     text = self.read(world, path)
                 except ValueError:  # a patch naming a path outside the world: not listed

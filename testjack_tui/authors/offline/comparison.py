@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from testjack_tui.pysource.calls import name_of
+from testjack_tui.pysource.names import name_of
 
 # from strictest to loosest; ``unread`` is a use of the answer this module cannot read
 ORDER = ("equal", "close", "unordered", "set", "unread")

@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..diff import ChangedFile, ReadFile, is_test_path, parse_diff, parsed_regions
+from testjack_tui.testpaths import is_harness_file
+
+from ..diff import ChangedFile, ReadFile, parse_diff, parsed_regions
 from ..literals import TestLiterals, harvest_tests, key, patch_literals
 
 
@@ -58,7 +60,7 @@ class DiffContext:
 
     def source_files(self) -> list[ChangedFile]:
         """Python files of the product (not of the test harness) that the diff adds or changes."""
-        return [f for f in self.files if f.is_python and not f.is_removed and not is_test_path(f.path)]
+        return [f for f in self.files if f.is_python and not f.is_removed and not is_harness_file(f.path)]
 
     def python_files(self) -> list[ChangedFile]:
         return [f for f in self.files if f.is_python and not f.is_removed]

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 import re
 
+from testjack_tui.pysource.names import dotted_name
+
 from .context import DiffContext, Finding
 
 CI_VARIABLES = {"CI", "GITHUB_ACTIONS", "GITLAB_CI", "TRAVIS", "CIRCLECI", "JENKINS_URL", "JENKINS_HOME",
@@ -25,29 +27,17 @@ TEST_PATH = re.compile(r"conftest|(^|[/\\])tests?([/\\]|$)|(^|[/\\])test_\w*(\.p
 PATH_SOURCES = re.compile(r"__file__|co_filename|getframe|\.stack\(|argv|filename|getsourcefile|inspect\.")
 
 
-def _name(node: ast.AST) -> str:
-    """Dotted name of an expression like ``os.environ.get`` (empty for anything else)."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return ""
-
-
 def _env_key(node: ast.AST) -> str | None:
     """The variable name when ``node`` reads the environment: getenv(K), environ.get(K), environ[K], K in environ."""
     if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
-        name = _name(node.func)
+        name = dotted_name(node.func)
         if name.endswith(("getenv", "environ.get", "environ.pop", "environ.setdefault", "environb.get")):
             return node.args[0].value if isinstance(node.args[0].value, str) else None
-    if isinstance(node, ast.Subscript) and _name(node.value).endswith("environ") \
+    if isinstance(node, ast.Subscript) and dotted_name(node.value).endswith("environ") \
             and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
         return node.slice.value
     if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str) \
-            and any(_name(c).endswith("environ") for c in node.comparators):
+            and any(dotted_name(c).endswith("environ") for c in node.comparators):
         return node.left.value
     return None
 
@@ -93,10 +83,10 @@ def find(ctx: DiffContext) -> list[Finding]:
                     add(changed.path, line, f"mentions {node.value}, which pytest sets while a test runs")
                 if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) \
                         and node.left.value in TEST_RUNNER_MODULES \
-                        and any(_name(c) == "sys.modules" for c in node.comparators):
+                        and any(dotted_name(c) == "sys.modules" for c in node.comparators):
                     add(changed.path, line, f"checks whether {node.left.value!r} is in sys.modules "
                                             "(is a test runner loaded?)")
-                if isinstance(node, ast.Call) and _name(node.func) in ("sys.modules.get", "sys.modules.__contains__") \
+                if isinstance(node, ast.Call) and dotted_name(node.func) in ("sys.modules.get", "sys.modules.__contains__") \
                         and node.args and isinstance(node.args[0], ast.Constant) \
                         and node.args[0].value in TEST_RUNNER_MODULES:
                     add(changed.path, line, f"looks up {node.args[0].value!r} in sys.modules (is a test runner loaded?)")
@@ -118,7 +108,7 @@ def _statement_checks(path: str, line: int, stmt: ast.stmt, scopes: dict[int, as
         for p in flat:
             if isinstance(p, ast.withitem):
                 header.elts.append(p.context_expr)
-    names = {_name(n) for n in ast.walk(header) if isinstance(n, (ast.Attribute, ast.Name))}
+    names = {dotted_name(n) for n in ast.walk(header) if isinstance(n, (ast.Attribute, ast.Name))}
     texts = _strings(header)
     if "sys.argv" in names and any("test" in t.lower() for t in texts):
         add(path, line, "searches sys.argv for a test runner's arguments")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 
+from testjack_tui.pysource.names import dotted_name
+
 from ..literals import is_literal, key, shown
 from .context import DiffContext, Finding
 
@@ -19,10 +21,15 @@ EXEMPT_DECORATORS = {"abstractmethod", "abc.abstractmethod", "overload", "typing
 EXEMPT_BASES = {"Protocol", "ABC", "typing.Protocol", "abc.ABC", "Exception"}
 
 
-def _dotted(node: ast.AST) -> str:
-    if isinstance(node, ast.Call):
-        node = node.func
-    return ast.unparse(node)
+def _called(node: ast.AST) -> str:
+    """The dotted name of a decorator or base, called or not (``@overload()`` is ``overload``)."""
+    return dotted_name(node.func if isinstance(node, ast.Call) else node)
+
+
+def _raised(exc: ast.expr) -> str:
+    """The source of what a ``raise`` raises (its callee when called): source text rather than a
+    dotted name, so ``raise NotImplementedError("x").with_traceback(tb)`` reads as a stub too."""
+    return ast.unparse(exc.func if isinstance(exc, ast.Call) else exc)
 
 
 def _kind(body: list[ast.stmt]) -> tuple[str, object] | None:
@@ -38,7 +45,7 @@ def _kind(body: list[ast.stmt]) -> tuple[str, object] | None:
         return "pass", None
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and stmt.value.value is Ellipsis:
         return "ellipsis", None
-    if isinstance(stmt, ast.Raise) and stmt.exc is not None and "NotImplementedError" in _dotted(stmt.exc):
+    if isinstance(stmt, ast.Raise) and stmt.exc is not None and "NotImplementedError" in _raised(stmt.exc):
         return "not_implemented", None
     if isinstance(stmt, ast.Return) and (stmt.value is None or is_literal(stmt.value)):
         return "constant", (ast.literal_eval(stmt.value) if stmt.value is not None else None)
@@ -72,9 +79,9 @@ def find(ctx: DiffContext) -> list[Finding]:
 
 
 def _judge(ctx: DiffContext, path: str, line: int, fn: ast.FunctionDef, cls: ast.ClassDef | None):
-    if {_dotted(d) for d in fn.decorator_list} & EXEMPT_DECORATORS or fn.name.startswith("__"):
+    if {_called(d) for d in fn.decorator_list} & EXEMPT_DECORATORS or fn.name.startswith("__"):
         return None
-    if cls is not None and ({_dotted(b) for b in cls.bases} & EXEMPT_BASES
+    if cls is not None and ({_called(b) for b in cls.bases} & EXEMPT_BASES
                             or any(isinstance(k.value, ast.Name) and k.value.id == "ABCMeta" for k in cls.keywords)):
         return None
     kind = _kind(fn.body)

@@ -13,7 +13,10 @@ import ast
 import re
 from pathlib import PurePosixPath
 
-from ..diff import ChangedFile, is_pytest_config, is_test_path
+from testjack_tui.pysource.names import dotted_name
+from testjack_tui.testpaths import is_harness_file
+
+from ..diff import ChangedFile, is_pytest_config
 from .context import DiffContext, Finding
 
 HOOK_DEF = re.compile(r"^\s*(async\s+)?def\s+(pytest_\w+)\s*\(")
@@ -27,16 +30,6 @@ RESULT_FILE = re.compile(r"reward|junit|(^|[/\\])(test[-_])?results?\.(json|xml|
                          r"(^|/)logs/(verifier|agent)|\.pytest_cache|lastfailed", re.I)
 EXIT_CALLS = {"sys.exit", "os._exit", "exit", "quit", "os.abort"}
 PRINT_CALLS = {"print", "sys.stdout.write", "sys.__stdout__.write", "sys.stderr.write", "os.write"}
-
-
-def _name(node: ast.AST) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _first_line(changed: ChangedFile) -> int:
@@ -63,11 +56,11 @@ def find(ctx: DiffContext) -> list[Finding]:
             marker = MARKERS.search(text)
             if marker:
                 add(path, number, f"adds {marker.group(0).strip()!s}: tests are skipped or may fail without failing")
-            if TIMEOUT.search(text) and (is_test_path(path) or is_pytest_config(changed)
+            if TIMEOUT.search(text) and (is_harness_file(path) or is_pytest_config(changed)
                                          or "pytest.mark.timeout" in text):
                 add(path, number, f"changes a test timeout: {text.strip()[:60]}")
         if any(TIMEOUT.search(line) for line in changed.removed_lines) and (
-                is_test_path(path) or is_pytest_config(changed)):
+                is_harness_file(path) or is_pytest_config(changed)):
             add(path, _first_line(changed), "removes a test timeout")
     for changed in ctx.python_files():
         _code_level(ctx, changed, add)
@@ -79,9 +72,9 @@ def _file_level(changed: ChangedFile, path: str, name: str, official: set[str], 
     line = _first_line(changed)
     if name == "conftest.py":
         add(path, line, f"{verb} {path}: pytest loads it before the graded tests")
-    elif is_test_path(path) and path in official:
+    elif is_harness_file(path) and path in official:
         add(path, line, f"{verb} the official test file {path}")
-    elif is_test_path(path) and not changed.is_added and name.endswith(".py"):
+    elif is_harness_file(path) and not changed.is_added and name.endswith(".py"):
         add(path, line, f"{verb} the existing test file {path}, which may hold pass-to-pass tests")
     elif is_pytest_config(changed):
         shown = next(iter(changed.added_lines.values()), "").strip()[:60]
@@ -100,7 +93,7 @@ def _code_level(ctx: DiffContext, changed: ChangedFile, add) -> None:
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call) or region.line(node) not in changed.added_lines:
                 continue
-            line, called = region.line(node), _name(node.func)
+            line, called = region.line(node), dotted_name(node.func, rooted=False)
             if called in EXIT_CALLS and id(node) in module_level:
                 add(changed.path, line, f"calls {called}() at import time, ending the test process early")
             if called in PRINT_CALLS:

@@ -124,5 +124,13 @@ def touched_paths(text: str) -> list[str]:
 
 
 def file_paths(text: str) -> list[str]:
-    """Each file's ``path`` once, in order: the files a diff leaves changed, created or removed."""
-    return list(dict.fromkeys(f.path for f in read_patch(text)))
+    """Each file's ``path`` once, in order: the files a diff leaves changed, created or removed.
+
+    Of a diff unidiff cannot read, the new names its header lines give (a task's test files are
+    still placed by them, as ``git apply`` may still apply it)."""
+    try:
+        found = [f.path for f in read_patch(text, strict=True)]
+    except UnreadablePatch:
+        # the new side: ``diff --git``'s b path, or a ``+++`` line (``---`` names the old side)
+        found = [p for m in _HEADER.finditer(text) if (p := strip_prefix(m.group(2) or m.group(4)))]
+    return list(dict.fromkeys(found))

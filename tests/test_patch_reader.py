@@ -81,8 +81,14 @@ def test_a_blank_line_between_files_is_not_part_of_either():
 
 def test_an_unreadable_diff_has_no_files_but_its_headers_still_name_paths():
     broken = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,5 +1,5 @@\n-x\n+y\n"
-    assert read_patch(broken) == [] and file_paths(broken) == []
+    assert read_patch(broken) == [] and file_paths(broken) == ["x.py"]
     with pytest.raises(UnreadablePatch):
         read_patch(broken, strict=True)
     assert touched_paths(broken) == ["x.py"]  # what a world must protect before the tools run
     assert read_patch("") == [] and read_patch("   \n") == []
+
+
+def test_the_files_of_a_diff_unidiff_cannot_read_come_from_its_headers():
+    # a hunk that claims more lines than it has: unidiff refuses it, git apply may not
+    broken = "diff --git a/tests/test_x.py b/tests/test_x.py\n--- a/tests/test_x.py\n+++ b/tests/test_x.py\n@@ -1,5 +1,5 @@\n-a\n+b\n"
+    assert file_paths(broken) == ["tests/test_x.py"]

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import platformdirs
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 APP = "testjack"
@@ -79,7 +79,7 @@ class LLMOptions(_Variables):
 
     @field_validator("prices", "budget", "options", mode="before")
     @classmethod
-    def _json(cls, value: Any, info) -> Any:
+    def _json(cls, value: Any, info: ValidationInfo) -> Any:
         if not isinstance(value, str):  # given as a keyword: already a value
             return value
         if not value.strip():

@@ -8,9 +8,11 @@ import shlex
 import stat
 from pathlib import Path
 
+from testjack_tui.environment import Variables, read
+
 
 def default_store_path() -> str:
-    return os.environ.get("TESTJACK_STORE") or "testjack.db"
+    return read(Variables).store
 
 
 def path_problem(path: Path, write: bool = False) -> str:

@@ -1,7 +1,8 @@
 """The console's remembered choices (theme, analyst name, resuming audits) in a small JSON file.
 
-The file lives in ``$TESTJACK_CONFIG_DIR`` when set (tests point it at a temporary directory),
-else in ``~/.config/testjack/``. A missing or unreadable file means defaults, never an error.
+The file lives in the settings folder of ``environment.config_dir`` (``$TESTJACK_CONFIG_DIR`` when
+set, as tests do, else the platform's, ``~/.config/testjack/`` on Linux). A missing or unreadable
+file means defaults, never an error.
 
 The analyst's name, stored on every ruling, is set once: ``--by NAME`` on the command line wins,
 then ``$TESTJACK_ANALYST``, then the name saved in the settings, then the login name.
@@ -14,12 +15,9 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from testjack_tui.environment import Variables, config_dir, read
+
 DEFAULT_THEME = "testjack-dark"
-
-
-def config_dir() -> Path:
-    env = os.environ.get("TESTJACK_CONFIG_DIR")
-    return Path(env) if env else Path.home() / ".config" / "testjack"
 
 
 def settings_path() -> Path:
@@ -60,11 +58,12 @@ class Settings:
         """Where the name comes from, in words, for the settings form."""
         if given:
             return "--by on the command line"
-        if os.environ.get("TESTJACK_ANALYST"):
+        if read(Variables).analyst:
             return "$TESTJACK_ANALYST"
         return "the settings" if self.analyst else "the login name"
 
 
 def analyst_name(given: str | None = None, saved: str = "") -> str:
     """The analyst's name: ``--by``, then $TESTJACK_ANALYST, then the saved name, then $USER."""
-    return (given or os.environ.get("TESTJACK_ANALYST") or saved or os.environ.get("USER") or "analyst").strip()
+    variables = read(Variables)
+    return (given or variables.analyst or saved or variables.login or "analyst").strip()

@@ -15,6 +15,7 @@ from typing import Sequence
 from testjack_tui.cli.common import EXIT_BAD_INPUT, EXIT_OK, CliError, _err
 from testjack_tui.cli.console import cmd_open
 from testjack_tui.cli.parser import build_parser
+from testjack_tui.environment import BadVariable
 
 __all__ = ["CliError", "build_parser", "main"]
 
@@ -34,6 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         _err(str(exc))
         return exc.code
+    except BadVariable as exc:  # an environment variable holds what TestJack cannot use
+        _err(str(exc))
+        return EXIT_BAD_INPUT
     except StoreError as exc:  # an unknown run, trial, witness or ruling; a store we cannot open
         _err(str(exc))
         return EXIT_BAD_INPUT

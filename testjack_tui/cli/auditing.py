@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from testjack_tui.cli.common import EXIT_ENVIRONMENT, EXIT_OK, CliError, _err, _store
 from testjack_tui.cli.importing import _resolve_run
+from testjack_tui.environment import DockerWorlds, Endpoint, Variables, read
 
 
 def _check_environment(store, run_id: str, author: str, backend: str | None) -> None:
     if author == "llm":
-        if not os.environ.get("OPENAI_BASE_URL") and not os.environ.get("OPENAI_API_KEY"):
+        endpoint = read(Endpoint)
+        if not endpoint.base_url and not endpoint.api_key:
             raise CliError(
                 "--author llm needs an OpenAI-compatible endpoint: set OPENAI_BASE_URL (for example "
                 "http://localhost:8000/v1 for a local vLLM or Ollama server), OPENAI_API_KEY, and "
@@ -31,6 +32,7 @@ def _check_environment(store, run_id: str, author: str, backend: str | None) -> 
     if "docker" in backends or only_docker:
         from testjack_tui.worlds.engine_check import docker_problem
 
+        read(DockerWorlds)  # a bad disk bound is named now (exit 2), not in every test's result
         problem = docker_problem(only_docker)
         if problem:
             raise CliError(problem, EXIT_ENVIRONMENT)
@@ -91,7 +93,7 @@ def _ray_address(args: argparse.Namespace) -> str | None:
         if args.ray_address:
             raise CliError("--ray-address is for --executor ray")
         return None
-    return args.ray_address or os.environ.get("TESTJACK_RAY_ADDRESS") or None
+    return args.ray_address or read(Variables).ray_address
 
 
 def _budget(items: list[str]) -> dict[str, float]:

@@ -179,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="check the store: SQLite's integrity_check, schema version, contents, leftover staging")
     p.set_defaults(func=cmd_doctor)
 
-    p = sub.add_parser("cache", help="what the cache holds ($TESTJACK_CACHE, else ~/.cache/testjack)")
+    p = sub.add_parser("cache", help="what the cache holds ($TESTJACK_CACHE, else the user's cache folder)")
     p.set_defaults(func=cmd_cache)
     cache_sub = p.add_subparsers(dest="cache_command")
     pp = cache_sub.add_parser("prune", help="remove snapshot trees and environments not used for DAYS")

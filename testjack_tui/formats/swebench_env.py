@@ -17,7 +17,6 @@ environment activated).
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import subprocess
@@ -27,10 +26,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from testjack_tui.environment import Variables, read
 from testjack_tui.patches import file_paths
 
 BUILTIN = Path(__file__).with_name("swebench_envs.toml")
-ENV_VARIABLE = "TESTJACK_SWEBENCH_ENVS"
 NON_TEST_EXTS = (".json", ".png", "csv", ".txt", ".md", ".jpg", ".jpeg", ".pkl", ".yml", ".yaml", ".toml")
 # the harness activates its conda environment "testbed"; /bin/sh has no `source`, PATH does the same
 HARNESS_ACTIVATE = "export PATH=/opt/miniconda3/envs/testbed/bin:$PATH"
@@ -71,7 +70,8 @@ def _tables(extra: tuple[str, ...]) -> tuple[tuple[str, dict[str, Any]], ...]:
 
 
 def env_files(extra: str | Path | None = None) -> tuple[str, ...]:
-    files = [os.environ[ENV_VARIABLE]] if os.environ.get(ENV_VARIABLE) else []
+    given = read(Variables).swebench_envs  # $TESTJACK_SWEBENCH_ENVS
+    files = [given] if given else []
     if extra:
         files.append(str(extra))
     return tuple(str(Path(f).resolve()) for f in files)

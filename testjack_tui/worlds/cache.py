@@ -1,6 +1,7 @@
 """What TestJack's cache directory holds, and how to prune it.
 
-The cache (``materialise.default_cache_dir()``: ``$TESTJACK_CACHE`` or ``~/.cache/testjack``) holds:
+The cache (``materialise.default_cache_dir()``: ``$TESTJACK_CACHE``, else the user's cache folder,
+``~/.cache/testjack`` on Linux) holds:
 
 - ``snapshots/<digest>``: pristine read-only trees worlds hard-link to, each with a
   ``<digest>.ready`` marker (touched each time the tree is handed out, so its mtime is the last

@@ -38,12 +38,13 @@ stage names, ``ARG`` defaults declared before the first ``FROM``); the docker SD
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from testjack_tui.environment import Variables, read
 
 BUILD_PREFIX = "build:"
 READY_PREFIX = "task-image:"  # a ready-made image that gets the task layout too (Harbor's docker_image)
@@ -114,7 +115,7 @@ def task_layout(client, tag: str) -> TaskLayout:
 
 def base_image_map(text: str | None = None) -> dict[str, str]:
     """``OLD=NEW`` pairs separated by commas or white space; ``text`` defaults to the variable."""
-    text = os.environ.get(MAP_VARIABLE, "") if text is None else text
+    text = read(Variables).base_image_map if text is None else text
     mapping: dict[str, str] = {}
     for item in re.split(r"[,\s]+", text.strip()):
         if not item:

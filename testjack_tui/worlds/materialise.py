@@ -27,6 +27,7 @@ import stat
 import uuid
 from pathlib import Path
 
+from testjack_tui.environment import cache_dir
 from testjack_tui.paths import path_inside
 
 from .cache import mark_used
@@ -37,7 +38,8 @@ __all__ = ["PatchFailed", "materialise_world", "own_copy", "pristine_tree", "def
 
 
 def default_cache_dir() -> Path:
-    return Path(os.environ.get("TESTJACK_CACHE") or Path.home() / ".cache" / "testjack")
+    """$TESTJACK_CACHE, else the user's cache folder (``environment.cache_dir``)."""
+    return cache_dir()
 
 
 # Owner of pristine trees: a uid no account or container image uses. Not ``nobody`` (65534):

@@ -11,7 +11,7 @@ filling the host's disk. tmpfs lives in memory: its pages are the host's RAM (th
 copied in by the engine, counts there too), and what the test's processes write is also charged to
 the container's memory limit, so a run can write at most the smaller of the two. The bound is a
 setting of the machine, not of the request (a run that fits gives the same result under any
-bound): ``$TESTJACK_DOCKER_DISK_MB``, else ``DEFAULT_DISK_MB``.
+bound): ``$TESTJACK_DOCKER_DISK_MB``, else ``environment.DEFAULT_DISK_MB`` (4096).
 
 A tmpfs volume exists only while something has it mounted: files copied in before the container
 starts are lost, so the backend starts the container first and copies the world in afterwards.
@@ -19,35 +19,26 @@ starts are lost, so the backend starts the container first and copies the world 
 
 from __future__ import annotations
 
-import os
 import secrets
 from dataclasses import dataclass
 
 from docker.types import DriverConfig, Mount
 
-DISK_VARIABLE = "TESTJACK_DOCKER_DISK_MB"
-DEFAULT_DISK_MB = 4096  # a SymPy or Django world takes a few hundred MB; tests write beside it
-MIN_DISK_MB = 16  # below this not even a small world and its JUnit report fit
+from testjack_tui.environment import DISK_VARIABLE, BadVariable, DockerWorlds, read
+
+__all__ = ["DISK_VARIABLE", "DiskSettingInvalid", "Places", "disk_mb", "places", "volume"]
 
 
 class DiskSettingInvalid(ValueError):
     """``$TESTJACK_DOCKER_DISK_MB`` is not a whole number of MiB we can use."""
 
 
-def disk_mb(text: str | None = None) -> int:
-    """The bound in MiB: ``text``, else the variable, else the default; raises DiskSettingInvalid."""
-    text = os.environ.get(DISK_VARIABLE, "") if text is None else text
-    if not text.strip():
-        return DEFAULT_DISK_MB
+def disk_mb() -> int:
+    """The bound in MiB: the variable, else the default; raises DiskSettingInvalid."""
     try:
-        value = int(text.strip())
-    except ValueError:
-        value = 0
-    if value < MIN_DISK_MB:
-        raise DiskSettingInvalid(
-            f"{DISK_VARIABLE}={text!r}: the disk bound of a docker world is a whole number of MiB, "
-            f"at least {MIN_DISK_MB} (default {DEFAULT_DISK_MB}; it is held in memory, as tmpfs)")
-    return value
+        return read(DockerWorlds).disk_mb
+    except BadVariable as exc:
+        raise DiskSettingInvalid(str(exc)) from None
 
 
 @dataclass(frozen=True)

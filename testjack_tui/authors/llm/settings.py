@@ -1,7 +1,8 @@
 """Where the LLM author finds its endpoint, model, prices and budgets.
 
-Everything comes from keyword options first and the environment second, so that the command line
-(environment only) and the console or tests (options) configure the same thing:
+Everything comes from keyword options first and the environment second (read by
+``testjack_tui.environment``), so that the command line (environment only) and the console or tests
+(options) configure the same thing:
 
 - ``OPENAI_BASE_URL`` / ``base_url``: any OpenAI-compatible server (a local vLLM or Ollama server
   is a first-class case; such servers need no key, so a placeholder key is sent);
@@ -20,14 +21,13 @@ Everything comes from keyword options first and the environment second, so that 
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from testjack_tui.authors.base import AuthorUnavailable
+from testjack_tui.environment import BadVariable, Endpoint, LLMOptions, read
 
 BUDGET_KEYS = ("run_tokens", "run_usd", "trial_tokens", "trial_usd")
 
@@ -88,18 +88,6 @@ def _check_option(key: str, value: Any) -> str | None:
     return None if value > 0 else f"must be greater than 0, not {value!r}"
 
 
-def _json_env(name: str, value: Any) -> Any:
-    if value is not None:
-        return value
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return None
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise BadLLMOption(f"{name} is not valid JSON ({exc}): {raw[:80]!r}") from exc
-
-
 def amount_problem(value: Any) -> str | None:
     """Why ``value`` cannot be a price or a budget limit (a finite number, 0 or more), or None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -150,30 +138,31 @@ def load_settings(
     **tuning: Any,
 ) -> LLMSettings:
     """Settings from options and the environment; ``AuthorUnavailable`` says what is missing."""
-    given_url = base_url
-    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-    api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
+    given = {"base_url": base_url, "api_key": api_key, "model": model}
+    endpoint = read(Endpoint, **{k: v for k, v in given.items() if v})  # a keyword wins over the variable
+    base_url, api_key, model = endpoint.base_url, endpoint.api_key, endpoint.model
     if not base_url and not api_key:
         raise AuthorUnavailable(
             "the LLM author needs an OpenAI-compatible endpoint: set OPENAI_BASE_URL (for example "
             "http://localhost:8000/v1 for a local vLLM or Ollama server) and/or OPENAI_API_KEY, "
             "and TESTJACK_MODEL (the model name)"
         )
-    model = model or os.environ.get("TESTJACK_MODEL") or None
     if not model:
         raise AuthorUnavailable("the LLM author needs a model name: set TESTJACK_MODEL (for example gpt-4o-mini)")
     if base_url and urlsplit(base_url).scheme not in ("http", "https"):  # else every call fails, blaming the server
-        name = "base_url" if base_url == given_url else "OPENAI_BASE_URL"
+        name = "base_url" if base_url == given["base_url"] else "OPENAI_BASE_URL"
         raise BadLLMOption(f"{name} must be an http:// or https:// address, not {base_url!r}")
-    table = _prices(_json_env("TESTJACK_PRICES", prices), "TESTJACK_PRICES" if prices is None else "prices")
-    limits = _budget(_json_env("TESTJACK_LLM_BUDGET", budget),
-                     "TESTJACK_LLM_BUDGET" if budget is None else "budget")
+    try:
+        env = read(LLMOptions, **{k: v for k, v in (("prices", prices), ("budget", budget)) if v is not None})
+    except BadVariable as exc:  # JSON that does not parse
+        raise BadLLMOption(str(exc)) from None
+    table = _prices(env.prices, "TESTJACK_PRICES" if prices is None else "prices")
+    limits = _budget(env.budget, "TESTJACK_LLM_BUDGET" if budget is None else "budget")
     known = {k: v for k, v in tuning.items() if k in TUNING}
     extra = set(tuning) - set(known)
     if extra:
         raise TypeError(f"unknown LLM author options: {sorted(extra)}")
-    from_env = _json_env("TESTJACK_LLM_OPTIONS", None)
-    from_env = {} if from_env is None else from_env
+    from_env = {} if env.options is None else env.options
     if not isinstance(from_env, dict) or set(from_env) - set(TUNING):
         bad = sorted(set(from_env) - set(TUNING)) if isinstance(from_env, dict) else from_env
         raise BadLLMOption(f"TESTJACK_LLM_OPTIONS: unknown options {bad!r} (known: {', '.join(TUNING)})")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from coverage.exceptions import NotPython
 from coverage.parser import PythonParser
@@ -88,60 +88,65 @@ def _in_file(changed: ChangedFile, source: str, data: dict | None, prompt: str,
     except NotPython:
         return []
     executed = set((data or {}).get("lines", []))
-    taken = {tuple(a) for a in (data or {}).get("arcs", [])}
     lines = source.splitlines()
-    statements = parser.statements
     imported = data is not None
 
-    # A line is unexecuted when the statement it belongs to is executable and never ran.
-    unexecuted = sorted(n for n in changed.added_lines
+    def ghost(detail: str, line: int, code: list[str]) -> Evidence:
+        mentioned = prompt_names(names_on(code), prompt)
+        about = (f"; the prompt mentions {', '.join(mentioned)}" if mentioned
+                 else "; the prompt mentions none of its names")
+        return Evidence(run_id=run_id, trial_id=trial_id, kind=EvidenceKind.GHOST_BRANCH, detail=detail + about,
+                        file=changed.path, line=line, detector="coverage", mentioned_in_prompt=bool(mentioned))
+
+    groups = _unexecuted_runs(changed.added_lines, parser, executed)
+    evidence = []
+    for group in groups:
+        text = [lines[n - 1] for n in group if n - 1 < len(lines)]
+        span = f"line {group[0]}" if len(group) == 1 else f"lines {group[0]}-{group[-1]}"
+        why = "; the module is never imported" if not imported else ""
+        evidence.append(ghost(f"{span} never run by T0{why}: `{_shown(text[0] if text else '')}`", group[0], text))
+    if not imported:
+        return evidence
+    reported = {n for group in groups for n in group}
+    taken = {tuple(a) for a in data.get("arcs", [])}
+    for n, end in _missed_arcs(changed.added_lines, parser, executed, taken):
+        if end in reported:
+            continue
+        target = f"line {end}" if end > 0 else "the function's exit"
+        code = lines[n - 1] if n - 1 < len(lines) else ""
+        evidence.append(ghost(f"branch from line {n} to {target} never taken by T0: `{_shown(code)}`", n, [code]))
+    return evidence
+
+
+def _unexecuted_runs(added: Collection[int], parser: PythonParser, executed: set[int]) -> list[list[int]]:
+    """The added lines whose statement is executable and never ran, in runs: a run goes on past
+    lines that are not statements or are added, and stops at any statement that ran."""
+    statements = parser.statements
+    unexecuted = sorted(n for n in added
                         if parser.first_line(n) in statements and parser.first_line(n) not in executed)
     groups: list[list[int]] = []
     for n in unexecuted:
+        between = range(groups[-1][-1] + 1, n) if groups else range(0)
         if groups and not any(parser.first_line(m) in statements and parser.first_line(m) in executed
-                              for m in range(groups[-1][-1] + 1, n)) \
-                and all(m in changed.added_lines or parser.first_line(m) not in statements
-                        for m in range(groups[-1][-1] + 1, n)):
+                              for m in between) \
+                and all(m in added or parser.first_line(m) not in statements for m in between):
             groups[-1].append(n)
         else:
             groups.append([n])
+    return groups
 
-    evidence = []
-    reported = {n for group in groups for n in group}
-    for group in groups:
-        text = [lines[n - 1] for n in group if n - 1 < len(lines)]
-        mentioned = prompt_names(names_on(text), prompt)
-        span = f"line {group[0]}" if len(group) == 1 else f"lines {group[0]}-{group[-1]}"
-        first = _shown(text[0] if text else "")
-        why = "; the module is never imported" if not imported else ""
-        about = (f"; the prompt mentions {', '.join(mentioned)}" if mentioned
-                 else "; the prompt mentions none of its names")
-        evidence.append(Evidence(run_id=run_id, trial_id=trial_id, kind=EvidenceKind.GHOST_BRANCH,
-                                 detail=f"{span} never run by T0{why}: `{first}`{about}",
-                                 file=changed.path, line=group[0], detector="coverage",
-                                 mentioned_in_prompt=bool(mentioned)))
-    if not imported:
-        return evidence
 
+def _missed_arcs(added: Collection[int], parser: PythonParser, executed: set[int],
+                 taken: set[tuple]) -> list[tuple[int, int]]:
+    """(from, to) of each arc never taken out of an added branching line that ran."""
     exits = parser.exit_counts()
-    possible = parser.arcs()
-    for n in sorted({parser.first_line(m) for m in changed.added_lines}):
+    possible = sorted(parser.arcs())
+    missed = []
+    for n in sorted({parser.first_line(m) for m in added}):
         if n not in executed or exits.get(n, 0) < 2:
             continue
-        for start, end in sorted(possible):
-            if start != n or (start, end) in taken or end in reported:
-                continue
-            target = f"line {end}" if end > 0 else "the function's exit"
-            code = lines[n - 1] if n - 1 < len(lines) else ""
-            mentioned = prompt_names(names_on([code]), prompt)
-            about = (f"; the prompt mentions {', '.join(mentioned)}" if mentioned
-                     else "; the prompt mentions none of its names")
-            evidence.append(Evidence(run_id=run_id, trial_id=trial_id, kind=EvidenceKind.GHOST_BRANCH,
-                                     detail=f"branch from line {n} to {target} never taken by T0: "
-                                            f"`{_shown(code)}`{about}",
-                                     file=changed.path, line=n, detector="coverage",
-                                     mentioned_in_prompt=bool(mentioned)))
-    return evidence
+        missed.extend((start, end) for start, end in possible if start == n and (start, end) not in taken)
+    return missed
 
 
 def _shown(line: str) -> str:

@@ -183,6 +183,22 @@ def build_checklist(
     ``results``: witness id -> world -> outcome; ``passing``: the task's trials that pass T0;
     ``refuting``: the witnesses that refute this trial (its verdict's).
     """
+    rows = _prompt_rows(task)
+    _add_examples(rows, requirements)
+    for w in witnesses:
+        _row_tested_by(w, rows).witnesses.append(w.id)
+    t0_code = added_code(task.test_patch)
+    t0_calls, t0_strings = calls_in(t0_code), strings_in(t0_code)
+    by_id = {w.id: w for w in witnesses}
+    for row in rows:
+        _judge_t0(row, t0_calls, t0_strings, results, passing, by_id)
+        _judge_trial(row, by_id, results, trial_id, refuting)
+    return rows
+
+
+def _prompt_rows(task: Task) -> list[ChecklistRow]:
+    """A row per requirement sentence of P (an input row where a stated constraint was read from
+    it), then one per stated constraint whose sentence the reader split differently."""
     rows: list[ChecklistRow] = []
     stated: dict[str, list[Constraint]] = {}
     for c in task.domain:
@@ -193,11 +209,16 @@ def build_checklist(
         cons = stated.pop(_normal(s), [])
         rows.append(ChecklistRow(f"p{i}", "input" if cons else "stated", s, s, calls, literals,
                                  constraints=[c.id for c in cons]))
-    for cons in stated.values():  # a stated constraint whose sentence the reader split differently
+    for cons in stated.values():
         c = cons[0]
         rows.append(ChecklistRow(f"c-{c.id}", "input", c.source or c.text, c.source, set(), set(),
                                  constraints=[x.id for x in cons]))
-    # P's examples (the author's checklist): merged into the sentence that quotes them
+    return rows
+
+
+def _add_examples(rows: list[ChecklistRow], requirements: list[Requirement]) -> None:
+    """P's examples and the author's checklist: each merged into the row that quotes its call or
+    says its clause, else a row of its own (once per wording); the rows T0 covers marked so."""
     seen_examples: set[str] = set()
     for r in requirements:
         m = _EXAMPLE.match(r.text)
@@ -215,29 +236,26 @@ def build_checklist(
             rows.append(target)
         if r.covered_by_t0 is not None:
             target.covered = bool(target.covered) or r.covered_by_t0
-    # witnesses: each to the row it tests, or to a row of its own
-    for w in witnesses:
-        facts = _facts(w)
-        best, best_score = None, 0
-        for row in rows:
-            score = _score(facts, row, w.requirement)
-            if score > best_score:
-                best, best_score = row, score
-        if best is None or best_score < 4:
-            norm = _normal(w.requirement)
-            best = next((row for row in rows if row.kind == "not in P" and _normal(row.text) == norm), None)
-            if best is None:
-                best = ChecklistRow(f"w-{w.id}", "not in P", w.requirement,
-                                    f"{w.requirement_kind} requirement of witness {w.id}", facts.calls, set())
-                rows.append(best)
-        best.witnesses.append(w.id)
-    t0_code = added_code(task.test_patch)
-    t0_calls, t0_strings = calls_in(t0_code), strings_in(t0_code)
-    by_id = {w.id: w for w in witnesses}
+
+
+def _row_tested_by(w: Witness, rows: list[ChecklistRow]) -> ChecklistRow:
+    """The row ``w`` tests: the best-scoring one, else a "not in P" row in its own words (added to
+    ``rows`` unless one says the same)."""
+    facts = _facts(w)
+    best, best_score = None, 0
     for row in rows:
-        _judge_t0(row, t0_calls, t0_strings, results, passing, by_id)
-        _judge_trial(row, by_id, results, trial_id, refuting)
-    return rows
+        score = _score(facts, row, w.requirement)
+        if score > best_score:
+            best, best_score = row, score
+    if best is not None and best_score >= 4:
+        return best
+    norm = _normal(w.requirement)
+    own = next((row for row in rows if row.kind == "not in P" and _normal(row.text) == norm), None)
+    if own is None:
+        own = ChecklistRow(f"w-{w.id}", "not in P", w.requirement,
+                           f"{w.requirement_kind} requirement of witness {w.id}", facts.calls, set())
+        rows.append(own)
+    return own
 
 
 def _fails(w: Witness | None, outcome: str | None) -> bool:

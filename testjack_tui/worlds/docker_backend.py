@@ -72,13 +72,12 @@ from .container_io import (Bounded, empty_dir_tar, files_tar, read_archive, read
                            tar_of, user_ids)
 from .container_lifetime import OWNER_LABEL, lifetime_s, owner, reap_orphans
 from .images import EnvironmentImages, ImageProblem, TaskLayout, needs_docker, task_layout
-from .junit import cross_check
-from .harness_parsers import failures_in_log
 from .logparsers import capture_limit, run_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
 from .report_fifo import FifoChannel
 from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
                       STATUS_TIMEOUT, ExecRequest, ExecResult)
+from .run_status import settle
 from .world_volume import DiskSettingInvalid, Places
 
 BASE_IMAGE = "testjack/base:bookworm"
@@ -272,33 +271,18 @@ class DockerBackend:
                        channel: FifoChannel | None) -> ExecResult:
         user, uid, gid = self._user_of(container, layout.user)
         container.start()  # before the copies: the tmpfs volume holds files only while mounted
-        # the world, and its copies, as tars laid over what the image has at those paths
-        for source, target in [(world, layout.workdir),
-                               *((world / sub, at) for sub, at in layout.copies)]:
-            if source.is_dir():
-                place = PurePosixPath(target)
-                container.put_archive(str(place.parent), tar_of(source, place.name, uid, gid))
-        container.put_archive(places.root, empty_dir_tar("out", uid, gid))
+        _copy_world(container, layout, places, world, uid, gid)
         pythonpath = layout.workdir + (f":{places.deps}" if request.requirements else "")
         env = {"PYTHONPATH": pythonpath, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
                "PYTHONDONTWRITEBYTECODE": "1", **PYTEST_ENV}
         capture = capture_limit(request.max_output, request.log_parser)  # returned: max_output
         stdout, stderr = Bounded(capture), Bounded(capture)
-        keep = request.max_output
         deadline = started + request.timeout
-        notes: list[str] = []
         if request.setup:
             code, how = self._exec(container, request.setup, user, layout.workdir, env, deadline,
                                     stdout, stderr)
             if how != "done" or code != 0:
-                status = {"timeout": STATUS_TIMEOUT, "cancelled": STATUS_ERROR}.get(
-                    how, STATUS_SETUP_FAILED)
-                return ExecResult(status=status, exit_code=code, stdout=stdout.text(keep),
-                                  stderr=stderr.text(keep),
-                                  truncated=stdout.cut_at(keep) or stderr.cut_at(keep),
-                                  outcomes={t: "missing" for t in request.test_ids},
-                                  message=f"setup exited {code}" if status == STATUS_SETUP_FAILED
-                                  else f"setup {how}")
+                return _setup_failed(request, code, how, stdout, stderr)
         command = render_command(request, f"{places.out}/junit.xml")
         if request.coverage:
             command, support = coverage_run.measured(command, places.out)
@@ -309,36 +293,9 @@ class DockerBackend:
                    "PYTHONPATH": f"{env['PYTHONPATH']}:{places.channel}"}
         code, how = self._exec(container, command, user, layout.workdir, env, deadline, stdout,
                                stderr)
-        record = channel.record() if channel else ""
+        record = channel.record() if channel else None
         read_archive(container, places.out, out)
-        junit = out / "junit.xml"
-        outcomes, reported = run_outcomes(junit, request.log_parser, stdout.text(), stderr.text(),
-                                          request.test_ids)
-        truncated = stdout.cut_at(keep) or stderr.cut_at(keep)
-        common = dict(exit_code=code, stdout=stdout.text(keep), stderr=stderr.text(keep),
-                      truncated=truncated)
-        if how == "cancelled":
-            return ExecResult(status=STATUS_ERROR, message="cancelled", outcomes=outcomes, **common)
-        if how == "timeout":
-            status = STATUS_TIMEOUT
-            notes.insert(0, f"killed after {request.timeout:g}s (the whole container)")
-        else:
-            status = STATUS_OK
-            outcomes, note = cross_check(outcomes, reported, code, failures_in_log(
-                request.log_parser, stdout.text(), stderr.text()))
-            if note:
-                notes.insert(0, note)
-            if channel:
-                outcomes, note = report_pipe.confirm_run(request, outcomes, record, code)
-                if note:
-                    notes.insert(0, note)
-        coverage = None
-        if request.coverage and status == STATUS_OK:
-            # the data names files by their path in the container; a host world at that path
-            # does not exist, so map through a directory named like it
-            coverage = coverage_run.read(out, coverage_run.under(layout.workdir))
-        return ExecResult(status=status, outcomes=outcomes, message="; ".join(notes),
-                          coverage=coverage, **common)
+        return _test_result(request, code, how, stdout, stderr, out, layout, record)
 
     def _user_of(self, container, wanted: str) -> tuple[str, int, int]:
         """``wanted`` and its ids (from the image's /etc/passwd); "" means root.
@@ -402,3 +359,50 @@ def _kill(container) -> None:
         container.kill()
     except Exception:  # already stopped
         pass
+
+
+def _copy_world(container, layout: TaskLayout, places: Places, world: Path, uid: int, gid: int) -> None:
+    """The world, and its copies, as tars laid over what the image has at those paths; an empty
+    output directory beside."""
+    for source, target in [(world, layout.workdir),
+                           *((world / sub, at) for sub, at in layout.copies)]:
+        if source.is_dir():
+            place = PurePosixPath(target)
+            container.put_archive(str(place.parent), tar_of(source, place.name, uid, gid))
+    container.put_archive(places.root, empty_dir_tar("out", uid, gid))
+
+
+def _setup_failed(request: ExecRequest, code: int | None, how: str, stdout: Bounded,
+                  stderr: Bounded) -> ExecResult:
+    """The result of a setup that timed out, was cancelled or exited non-zero: no test ran."""
+    keep = request.max_output
+    status = {"timeout": STATUS_TIMEOUT, "cancelled": STATUS_ERROR}.get(how, STATUS_SETUP_FAILED)
+    return ExecResult(status=status, exit_code=code, stdout=stdout.text(keep),
+                      stderr=stderr.text(keep),
+                      truncated=stdout.cut_at(keep) or stderr.cut_at(keep),
+                      outcomes={t: "missing" for t in request.test_ids},
+                      message=f"setup exited {code}" if status == STATUS_SETUP_FAILED
+                      else f"setup {how}")
+
+
+def _test_result(request: ExecRequest, code: int | None, how: str, stdout: Bounded, stderr: Bounded,
+                 out: Path, layout: TaskLayout, record: str | None) -> ExecResult:
+    """The command's run as the request's result; ``out`` holds what came back from the container's
+    output directory, ``record`` what the report channel said (None: no channel)."""
+    outcomes, reported = run_outcomes(out / "junit.xml", request.log_parser, stdout.text(), stderr.text(),
+                                      request.test_ids)
+    keep = request.max_output
+    common = dict(exit_code=code, stdout=stdout.text(keep), stderr=stderr.text(keep),
+                  truncated=stdout.cut_at(keep) or stderr.cut_at(keep))
+    if how == "cancelled":
+        return ExecResult(status=STATUS_ERROR, message="cancelled", outcomes=outcomes, **common)
+    killed = f"killed after {request.timeout:g}s (the whole container)" if how == "timeout" else ""
+    status, outcomes, notes = settle(request, outcomes, reported, code, stdout.text(), stderr.text(),
+                                     killed=killed, record=record)
+    coverage = None
+    if request.coverage and status == STATUS_OK:
+        # the data names files by their path in the container; a host world at that path
+        # does not exist, so map through a directory named like it
+        coverage = coverage_run.read(out, coverage_run.under(layout.workdir))
+    return ExecResult(status=status, outcomes=outcomes, message="; ".join(notes),
+                      coverage=coverage, **common)

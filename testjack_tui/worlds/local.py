@@ -32,13 +32,12 @@ from pathlib import Path
 from . import coverage_run, limits, report_pipe
 from .cancel import current_scope
 from .command import PYTEST_ENV, render_command
-from .junit import cross_check
-from .harness_parsers import failures_in_log
 from .logparsers import capture_limit, clip, run_outcomes
 from .materialise import PatchFailed, default_cache_dir, materialise_world
 from .request import (STATUS_ERROR, STATUS_OK, STATUS_PATCH_FAILED, STATUS_SETUP_FAILED,
                       STATUS_TIMEOUT, ExecRequest, ExecResult)
-from .venvs import EnvironmentFailed, environment_for
+from .run_status import settle
+from .venvs import Environment, EnvironmentFailed, environment_for
 
 _CHUNK = 65536
 _DRAIN_GRACE = 5.0  # after a kill, how long pipes held open by escaped processes are drained
@@ -78,18 +77,61 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[str, str],
-                   deadline: float, record: tuple[int, int] | None = None,
-                   empty_file: Path | None = None) -> _Run:
-    """``record``: a ``report_pipe.pipe()``; the test process gets its write end, and what it
-    says comes back in ``_Run.record``. ``empty_file``: covers ``request.hidden``'s files."""
-    sandbox = limits.probe()
-    group = limits.make_cgroup(sandbox, request.pids)
-    argv = limits.wrap(sandbox, memory_mb=request.memory_mb, pids=request.pids, cgroup=group,
-                       hidden=tuple(Path(p) for p in request.hidden), empty_file=empty_file)
+class _Pipes:
+    """The run's pipes, read as they fill: each kept up to ``limit`` bytes, the rest read and
+    dropped, so the writer never blocks on a full pipe."""
+
+    def __init__(self, fds: list[int], limit: int) -> None:
+        self.kept = {fd: bytearray() for fd in fds}
+        self.limit = limit
+        self.truncated = False
+        self._sel = selectors.DefaultSelector()
+        for fd in fds:
+            self._sel.register(fd, selectors.EVENT_READ)
+
+    def open(self) -> bool:
+        return bool(self._sel.get_map())
+
+    def read(self, timeout: float) -> None:
+        """What is ready within ``timeout`` seconds; a pipe at its end is read no more."""
+        for key, _ in self._sel.select(timeout=timeout):
+            data = os.read(key.fd, _CHUNK)
+            if not data:
+                self._sel.unregister(key.fd)
+                continue
+            buf = self.kept[key.fd]
+            room = self.limit - len(buf)
+            if room > 0:
+                buf += data[:room]
+            if len(data) > room:
+                self.truncated = True
+
+    def close(self) -> None:
+        self._sel.close()
+
+
+class _KillOnCancel:
+    """Kills the run's process group when the audit is cancelled, and remembers that it did."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.fired = False
+        self.scope = current_scope()
+        self.token = self.scope.register(self.kill) if self.scope else 0
+
+    def kill(self) -> None:
+        self.fired = True
+        _kill_group(self.pid)
+
+    def release(self) -> None:
+        if self.scope:
+            self.scope.unregister(self.token)
+
+
+def _spawn(argv: list[str], cwd: Path, env: dict[str, str], record: tuple[int, int] | None) -> subprocess.Popen:
+    """The sandboxed process in a session of its own; it alone keeps ``record``'s write end."""
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, env={**env, "TJ_COMMAND": shell_line},
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        return subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_die_with_parent,
                                 pass_fds=(record[1],) if record else ())
     except BaseException:
@@ -99,63 +141,58 @@ def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[s
     finally:
         if record:
             os.close(record[1])  # only the test process writes; the runner sees EOF when it is gone
-    scope = current_scope()
-    cancelled = False
 
-    def kill() -> None:
-        nonlocal cancelled
-        cancelled = True
-        _kill_group(proc.pid)
 
-    token = scope.register(kill) if scope else 0
-    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
-    kept = {out_fd: bytearray(), err_fd: bytearray()}
-    if record:
-        kept[record[0]] = bytearray()
-    truncated = timed_out = False
-    sel = selectors.DefaultSelector()
-    for fd in kept:
-        sel.register(fd, selectors.EVENT_READ)
-    limit = capture_limit(request.max_output, request.log_parser)  # clipped to max_output later
-    try:
-        while sel.get_map():
-            now = time.monotonic()
-            if not timed_out and now >= deadline:
-                timed_out = True
-                _kill_group(proc.pid)
-                limits.kill_cgroup(group)
-                deadline = now + _DRAIN_GRACE
-            elif timed_out and now >= deadline:
-                break  # something escaped and holds the pipe: stop listening
-            for key, _ in sel.select(timeout=max(0.0, deadline - now)):
-                data = os.read(key.fd, _CHUNK)
-                if not data:
-                    sel.unregister(key.fd)
-                    continue
-                buf = kept[key.fd]
-                room = limit - len(buf)
-                if room > 0:
-                    buf += data[:room]
-                if len(data) > room:  # keep draining so the writer never blocks; drop the rest
-                    truncated = True
-        try:
-            code = proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
+def _drain_until_exit(proc: subprocess.Popen, pipes: _Pipes, group: Path | None,
+                      deadline: float) -> tuple[int | None, bool]:
+    """Read the pipes until they close and the process ends, killing it at ``deadline``;
+    (exit code, timed out)."""
+    timed_out = False
+    while pipes.open():
+        now = time.monotonic()
+        if not timed_out and now >= deadline:
             timed_out = True
             _kill_group(proc.pid)
-            code = proc.wait()
+            limits.kill_cgroup(group)
+            deadline = now + _DRAIN_GRACE
+        elif timed_out and now >= deadline:
+            break  # something escaped and holds the pipe: stop listening
+        pipes.read(timeout=max(0.0, deadline - now))
+    try:
+        return proc.wait(timeout=max(0.1, deadline - time.monotonic())), timed_out
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid)
+        return proc.wait(), True
+
+
+def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[str, str],
+                   deadline: float, record: tuple[int, int] | None = None,
+                   empty_file: Path | None = None) -> _Run:
+    """``record``: a ``report_pipe.pipe()``; the test process gets its write end, and what it
+    says comes back in ``_Run.record``. ``empty_file``: covers ``request.hidden``'s files."""
+    sandbox = limits.probe()
+    group = limits.make_cgroup(sandbox, request.pids)
+    argv = limits.wrap(sandbox, memory_mb=request.memory_mb, pids=request.pids, cgroup=group,
+                       hidden=tuple(Path(p) for p in request.hidden), empty_file=empty_file)
+    proc = _spawn(argv, cwd, {**env, "TJ_COMMAND": shell_line}, record)
+    cancel = _KillOnCancel(proc.pid)
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    fds = [out_fd, err_fd, record[0]] if record else [out_fd, err_fd]
+    pipes = _Pipes(fds, capture_limit(request.max_output, request.log_parser))  # clipped to max_output later
+    try:
+        code, timed_out = _drain_until_exit(proc, pipes, group, deadline)
     finally:
-        sel.close()
+        pipes.close()
         if record:
             os.close(record[0])
-        if scope:
-            scope.unregister(token)
+        cancel.release()
         _kill_group(proc.pid)  # anything of the group still alive (no pid namespace)
         limits.kill_cgroup(group)
         proc.stdout.close()
         proc.stderr.close()
-    said = _text(bytes(kept[record[0]])) if record else ""
-    return _Run(code, bytes(kept[out_fd]), bytes(kept[err_fd]), truncated, timed_out, cancelled, said)
+    said = _text(bytes(pipes.kept[record[0]])) if record else ""
+    return _Run(code, bytes(pipes.kept[out_fd]), bytes(pipes.kept[err_fd]), pipes.truncated, timed_out,
+                cancel.fired, said)
 
 
 def _host_path() -> list[str]:
@@ -198,13 +235,33 @@ class LocalBackend:
 
     def _run_in(self, request: ExecRequest, run_dir: Path, started: float, seen: Path) -> ExecResult:
         """``seen``: the alias of ``run_dir`` used in every path the command is given."""
-        world, out, home = run_dir / "world", run_dir / "out", run_dir / "home"
-        out.mkdir()
-        home.mkdir()
+        ready = self._prepare(request, run_dir)
+        if isinstance(ready, ExecResult):
+            return ready
+        env = _command_env(request, ready, seen)
+        deadline = started + request.timeout
         empty = run_dir / "empty"  # what the test process finds at a hidden file's path
-        empty.touch(mode=0o444)
+        if request.setup:
+            run = _run_sandboxed(request, request.setup, seen / "world", env, deadline,
+                                 empty_file=empty)
+            if run.timed_out or run.cancelled or run.exit_code != 0:
+                return _setup_failed(request, run)
+        command = _test_command(request, run_dir / "out", seen)
+        record = None
+        if report_pipe.wanted(request):
+            # a second report the trial cannot rewrite once written (report_pipe)
+            record = report_pipe.pipe()
+            env = _with_report_plugin(env, record, run_dir, seen)
+        run = _run_sandboxed(request, command, seen / "world", env, deadline, record, empty)
+        return _test_result(request, run, run_dir, confirmed=record is not None)
+
+    def _prepare(self, request: ExecRequest, run_dir: Path) -> Environment | ExecResult:
+        """The run's directories, its world and its environment (linked as ``env``); or why not."""
+        (run_dir / "out").mkdir()
+        (run_dir / "home").mkdir()
+        (run_dir / "empty").touch(mode=0o444)
         try:
-            materialise_world(request, world, cache_dir=self.cache_dir)
+            materialise_world(request, run_dir / "world", cache_dir=self.cache_dir)
         except PatchFailed as exc:
             return ExecResult(status=STATUS_PATCH_FAILED, message=str(exc))
         except ValueError as exc:
@@ -213,78 +270,81 @@ class LocalBackend:
             environment = environment_for(tuple(request.requirements), self.cache_dir)
         except EnvironmentFailed as exc:
             return ExecResult(status=STATUS_SETUP_FAILED, message=str(exc))
-        notes = list(limits.probe().missing)
         (run_dir / "env").symlink_to(environment.bin_dir.parent)  # the environment, under the alias
-        env = {
-            "PATH": os.pathsep.join([str(seen / "env" / environment.bin_dir.name), *_host_path()]),
-            "PYTHONPATH": str(seen / "world"),
-            "HOME": str(seen / "home"),
-            "TMPDIR": str(seen / "home"),
-            "PWD": str(seen / "world"),
-            "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1",  # a world is used once: .pyc files are wasted writes
-            **PYTEST_ENV,
-        }
-        if not request.requirements:
-            # The base environment is TestJack's own interpreter: its pytest plugins (snapshot
-            # testing, asyncio, ...) belong to TestJack, not to the task, and loading them costs
-            # seconds per run. A task that needs a plugin names it in its requirements.
-            env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-        deadline = started + request.timeout
-        if request.setup:
-            run = _run_sandboxed(request, request.setup, seen / "world", env, deadline,
-                                 empty_file=empty)
-            if run.timed_out or run.cancelled or run.exit_code != 0:
-                status = STATUS_TIMEOUT if run.timed_out else (
-                    STATUS_ERROR if run.cancelled else STATUS_SETUP_FAILED)
-                stdout, cut_out = clip(run.stdout, request.max_output)
-                stderr, cut_err = clip(run.stderr, request.max_output)
-                return ExecResult(status=status, exit_code=run.exit_code, stdout=_text(stdout),
-                                  stderr=_text(stderr), truncated=run.truncated or cut_out or cut_err,
-                                  outcomes={t: "missing" for t in request.test_ids},
-                                  message=f"setup exited {run.exit_code}" if status ==
-                                  STATUS_SETUP_FAILED else f"setup {status}")
-        junit = out / "junit.xml"
-        command = render_command(request, str(seen / "out" / "junit.xml"))
-        if request.coverage:
-            command, support = coverage_run.measured(command, str(seen / "out"))
-            for rel, text in support.items():
-                (out / rel).parent.mkdir(parents=True, exist_ok=True)
-                (out / rel).write_text(text)
-        record = None
-        if report_pipe.wanted(request):
-            # a second report the trial cannot rewrite once written (report_pipe)
-            record = report_pipe.pipe()
-            held = run_dir / "plugin"  # not the out directory: the test process writes there
-            held.mkdir()
-            plugin = report_pipe.install(held, record[1])
-            report_pipe.seal(held)
-            env = {**env, "PYTEST_PLUGINS": plugin, "PYTHONPATH": env["PYTHONPATH"] + os.pathsep + str(seen / "plugin")}
-        run = _run_sandboxed(request, command, seen / "world", env, deadline, record, empty)
-        outcomes, reported = run_outcomes(junit, request.log_parser, _text(run.stdout),
-                                          _text(run.stderr), request.test_ids)
-        stdout, cut_out = clip(run.stdout, request.max_output)
-        stderr, cut_err = clip(run.stderr, request.max_output)
-        truncated = run.truncated or cut_out or cut_err
-        if run.cancelled:
-            return ExecResult(status=STATUS_ERROR, message="cancelled", exit_code=run.exit_code,
-                              outcomes=outcomes)
-        if run.timed_out:
-            status = STATUS_TIMEOUT
-            notes.insert(0, f"killed after {request.timeout:g}s (whole process group)")
-        else:
-            status = STATUS_OK
-            outcomes, note = cross_check(outcomes, reported, run.exit_code, failures_in_log(
-                request.log_parser, _text(run.stdout), _text(run.stderr)))
-            if note:
-                notes.insert(0, note)
-            if record:
-                outcomes, note = report_pipe.confirm_run(request, outcomes, run.record, run.exit_code)
-                if note:
-                    notes.insert(0, note)
-        coverage = None
-        if request.coverage and status == STATUS_OK:
-            coverage = coverage_run.read(out, coverage_run.under(str(world), resolve=True))
-        return ExecResult(status=status, outcomes=outcomes, exit_code=run.exit_code,
-                          stdout=_text(stdout), stderr=_text(stderr),
-                          truncated=truncated, message="; ".join(notes), coverage=coverage)
+        return environment
+
+
+def _command_env(request: ExecRequest, environment: Environment, seen: Path) -> dict[str, str]:
+    """The environment variables of setup and command: every path under the alias ``seen``."""
+    env = {
+        "PATH": os.pathsep.join([str(seen / "env" / environment.bin_dir.name), *_host_path()]),
+        "PYTHONPATH": str(seen / "world"),
+        "HOME": str(seen / "home"),
+        "TMPDIR": str(seen / "home"),
+        "PWD": str(seen / "world"),
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",  # a world is used once: .pyc files are wasted writes
+        **PYTEST_ENV,
+    }
+    if not request.requirements:
+        # The base environment is TestJack's own interpreter: its pytest plugins (snapshot
+        # testing, asyncio, ...) belong to TestJack, not to the task, and loading them costs
+        # seconds per run. A task that needs a plugin names it in its requirements.
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return env
+
+
+def _setup_failed(request: ExecRequest, run: _Run) -> ExecResult:
+    """The result of a setup that timed out, was cancelled or exited non-zero: no test ran."""
+    status = STATUS_TIMEOUT if run.timed_out else (STATUS_ERROR if run.cancelled else STATUS_SETUP_FAILED)
+    stdout, cut_out = clip(run.stdout, request.max_output)
+    stderr, cut_err = clip(run.stderr, request.max_output)
+    return ExecResult(status=status, exit_code=run.exit_code, stdout=_text(stdout),
+                      stderr=_text(stderr), truncated=run.truncated or cut_out or cut_err,
+                      outcomes={t: "missing" for t in request.test_ids},
+                      message=f"setup exited {run.exit_code}" if status ==
+                      STATUS_SETUP_FAILED else f"setup {status}")
+
+
+def _test_command(request: ExecRequest, out: Path, seen: Path) -> str:
+    """The command's shell line, its JUnit report in ``out``; measured, its support files
+    written, when the request asks for coverage."""
+    command = render_command(request, str(seen / "out" / "junit.xml"))
+    if request.coverage:
+        command, support = coverage_run.measured(command, str(seen / "out"))
+        for rel, text in support.items():
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            (out / rel).write_text(text)
+    return command
+
+
+def _with_report_plugin(env: dict[str, str], record: tuple[int, int], run_dir: Path,
+                        seen: Path) -> dict[str, str]:
+    """``env`` loading the report pipe's plugin, sealed where the test process cannot rewrite it."""
+    held = run_dir / "plugin"  # not the out directory: the test process writes there
+    held.mkdir()
+    plugin = report_pipe.install(held, record[1])
+    report_pipe.seal(held)
+    return {**env, "PYTEST_PLUGINS": plugin, "PYTHONPATH": env["PYTHONPATH"] + os.pathsep + str(seen / "plugin")}
+
+
+def _test_result(request: ExecRequest, run: _Run, run_dir: Path, confirmed: bool) -> ExecResult:
+    """The command's run as the request's result: outcomes, status, notes, clipped output, coverage."""
+    out = run_dir / "out"
+    outcomes, reported = run_outcomes(out / "junit.xml", request.log_parser, _text(run.stdout),
+                                      _text(run.stderr), request.test_ids)
+    stdout, cut_out = clip(run.stdout, request.max_output)
+    stderr, cut_err = clip(run.stderr, request.max_output)
+    if run.cancelled:
+        return ExecResult(status=STATUS_ERROR, message="cancelled", exit_code=run.exit_code,
+                          outcomes=outcomes)
+    killed = f"killed after {request.timeout:g}s (whole process group)" if run.timed_out else ""
+    status, outcomes, notes = settle(request, outcomes, reported, run.exit_code, _text(run.stdout),
+                                     _text(run.stderr), killed=killed,
+                                     record=run.record if confirmed else None)
+    coverage = None
+    if request.coverage and status == STATUS_OK:
+        coverage = coverage_run.read(out, coverage_run.under(str(run_dir / "world"), resolve=True))
+    return ExecResult(status=status, outcomes=outcomes, exit_code=run.exit_code,
+                      stdout=_text(stdout), stderr=_text(stderr), truncated=run.truncated or cut_out or cut_err,
+                      message="; ".join([*notes, *limits.probe().missing]), coverage=coverage)

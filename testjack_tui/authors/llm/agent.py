@@ -29,7 +29,7 @@ from typing import Any
 
 from testjack_tui.authors.base import AuthorContext, Candidate
 from testjack_tui.authors.llm import prompts
-from testjack_tui.authors.llm.client import ChatClient, Conversation, DeadlinePassed, clip
+from testjack_tui.authors.llm.client import ChatClient, Conversation, DeadlinePassed, Reply, ToolCall, clip
 from testjack_tui.authors.llm.tools import (
     BadCall,
     Finish,
@@ -111,47 +111,13 @@ class Session:
             except DeadlinePassed as exc:
                 return self._expired(out, str(exc))
             self.messages.append(reply.as_message())
-            if not reply.tool_calls:
-                if self.plain_answer_closes and reply.content.strip():
-                    out.report = reply.content.strip()
-                    out.stopped = "answer"
-                    return out
-                self._bad(out, "the reply called no tool")
-                self.messages.append(
-                    {"role": "user", "content": f"Please call one of the tools ({', '.join(self.tools)})."}
-                )
+            if not reply.tool_calls and self._answered_plainly(reply, out):
+                return out
             closed = False
             for call in reply.tool_calls:
-                try:
-                    if call.oversize:
-                        raise BadCall(
-                            f"the arguments of {call.name} were {call.oversize} bytes, more than the "
-                            f"{limits.max_message_bytes} TestJack keeps; they were dropped: send a shorter call"
-                        )
-                    args = parse_call(call.name, call.arguments, self.tools)
-                    text = self._dispatch(args, out)
-                    out.bad_in_a_row = 0
-                except BadCall as exc:
-                    self._bad(out, str(exc))
-                    text = f"error: {exc}"
-                except ValueError as exc:  # a valid call the workspace could not serve
-                    out.bad_in_a_row = 0
-                    text = f"error: {exc}"
-                self.messages.append(
-                    {"role": "tool", "tool_call_id": call.id, "content": clip(text, limits.max_message_bytes)}
-                )
-                if call.name in CLOSING and not text.startswith("error:"):
-                    closed = True
-                    out.stopped = call.name
-                if self.stop_after_witness and out.candidates:
-                    closed = True
-                    out.stopped = "propose_witness"
+                closed = self._answer(call, out) or closed
             if reply.dropped_calls:
-                self._bad(out, f"{reply.dropped_calls} tool calls past the first {len(reply.tool_calls)} of one turn")
-                self.messages.append({"role": "user", "content": (
-                    f"Only the first {len(reply.tool_calls)} tool calls of your turn were run; "
-                    f"{reply.dropped_calls} more were dropped. Make fewer calls per turn."
-                )})
+                self._calls_dropped(reply, out)
             if closed:
                 return out
             if out.bad_in_a_row > limits.max_bad_calls:
@@ -159,6 +125,55 @@ class Session:
                 return out
         out.stopped = "turn limit"
         return out
+
+    def _answered_plainly(self, reply: Reply, out: SessionResult) -> bool:
+        """A reply that called no tool: the session's answer where a plain answer closes it,
+        else a malformed turn the model is asked to correct."""
+        if self.plain_answer_closes and reply.content.strip():
+            out.report = reply.content.strip()
+            out.stopped = "answer"
+            return True
+        self._bad(out, "the reply called no tool")
+        self.messages.append(
+            {"role": "user", "content": f"Please call one of the tools ({', '.join(self.tools)})."}
+        )
+        return False
+
+    def _answer(self, call: ToolCall, out: SessionResult) -> bool:
+        """Run one tool call and answer it, an error included; whether it closes the session."""
+        limit = self.client.settings.max_message_bytes
+        try:
+            if call.oversize:
+                raise BadCall(
+                    f"the arguments of {call.name} were {call.oversize} bytes, more than the "
+                    f"{limit} TestJack keeps; they were dropped: send a shorter call"
+                )
+            args = parse_call(call.name, call.arguments, self.tools)
+            text = self._dispatch(args, out)
+            out.bad_in_a_row = 0
+        except BadCall as exc:
+            self._bad(out, str(exc))
+            text = f"error: {exc}"
+        except ValueError as exc:  # a valid call the workspace could not serve
+            out.bad_in_a_row = 0
+            text = f"error: {exc}"
+        self.messages.append({"role": "tool", "tool_call_id": call.id, "content": clip(text, limit)})
+        closed = False
+        if call.name in CLOSING and not text.startswith("error:"):
+            closed = True
+            out.stopped = call.name
+        if self.stop_after_witness and out.candidates:
+            closed = True
+            out.stopped = "propose_witness"
+        return closed
+
+    def _calls_dropped(self, reply: Reply, out: SessionResult) -> None:
+        """Tool calls past ``max_tool_calls`` were not run: a malformed turn, and the model is told."""
+        self._bad(out, f"{reply.dropped_calls} tool calls past the first {len(reply.tool_calls)} of one turn")
+        self.messages.append({"role": "user", "content": (
+            f"Only the first {len(reply.tool_calls)} tool calls of your turn were run; "
+            f"{reply.dropped_calls} more were dropped. Make fewer calls per turn."
+        )})
 
     def _expired(self, out: SessionResult, detail: str) -> SessionResult:
         out.stopped = "deadline"

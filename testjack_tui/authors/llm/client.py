@@ -158,60 +158,96 @@ class ChatClient:
         cancel = self.cancel_event(ctx)
         last_problem = ""
         for attempt in range(s.max_retries + 1):
-            if cancel is not None and cancel.is_set():
-                raise Cancelled("the audit was cancelled")
-            limit = s.timeout_s if deadline is None else min(s.timeout_s, deadline - time.monotonic())
-            if limit <= 0:
-                raise DeadlinePassed("no time was left for another call")
-            prompt_estimate = estimate_prompt_tokens(messages, tools)
-            check_budget(s.budget, ctx.spent, prompt_estimate, s.max_tokens, s.price(), ctx.trial is not None)
-            started = time.monotonic()
-            retry_after: float | None = None
-            watch: Watch | None = None
-            call = self._start(ctx, purpose, messages, tools, prompt_estimate, conversation)
-
-            def record(outcome: str, error: str, reply: Reply | None = None, usage=None, started=started,
-                       call=call) -> None:
-                self._record(ctx, call, messages, tools, reply, outcome, started, error, usage, conversation)
-
-            try:
-                with self.transport.watch(Limits(limit, s.max_response_bytes, cancel, s.stream)) as watch:
-                    reply, usage = self._request(messages, tools)
-                    reply = self._bounded(reply, watch)
-            except KeyboardInterrupt:
-                record("cancelled", "interrupted")
-                raise
-            except Exception as exc:
-                outcome, retryable, problem = self._failure(exc, watch)
-                if outcome == "cancelled":
-                    record(outcome, problem)
-                    raise Cancelled("the audit was cancelled during an LLM call") from exc
-                if not isinstance(exc, _HANDLED):
-                    record("error", repr(exc))
-                    raise
-                if isinstance(exc, openai.APIStatusError):
-                    retry_after = _retry_after(exc.response)
-                record(outcome, problem if outcome in ("timeout", "too large") else _error_text(exc))
-                last_problem = f"{outcome}: {problem}"
-                if outcome == "timeout" and limit < s.timeout_s:
-                    raise DeadlinePassed(f"a call was cut off at the deadline ({problem})") from exc
-                if not retryable:
-                    raise EndpointFailed(f"the LLM endpoint refused the request ({last_problem})") from exc
-            else:
-                record("cut" if reply.cut else "ok", "", reply, usage)
+            limit = self._time_for_attempt(cancel, deadline)
+            reply, last_problem, retry_after = self._attempt(ctx, purpose, messages, tools, conversation,
+                                                             cancel, limit)
+            if reply is not None:
                 return reply
             if attempt < s.max_retries:
-                delay = min(s.backoff_cap_s, s.backoff_s * (2**attempt))
-                if retry_after is not None:
-                    delay = min(s.backoff_cap_s, max(delay, retry_after))
-                if deadline is not None and time.monotonic() + delay >= deadline:
-                    raise DeadlinePassed(f"the wait of {delay:g} s before retrying ({last_problem}) would pass it")
-                self._pause(delay, cancel)
+                self._back_off(attempt, retry_after, last_problem, cancel, deadline)
         times = "once" if s.max_retries == 0 else f"{s.max_retries + 1} times in a row"
         raise EndpointFailed(
             f"the LLM endpoint failed {times} (last: {last_problem}); "
             "check OPENAI_BASE_URL and the server, then run the audit again"
         )
+
+    def _time_for_attempt(self, cancel: threading.Event | None, deadline: float | None) -> float:
+        """The next attempt's time limit: ``timeout_s``, or what is left before ``deadline``."""
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("the audit was cancelled")
+        s = self.settings
+        limit = s.timeout_s if deadline is None else min(s.timeout_s, deadline - time.monotonic())
+        if limit <= 0:
+            raise DeadlinePassed("no time was left for another call")
+        return limit
+
+    def _attempt(
+        self,
+        ctx: AuthorContext,
+        purpose: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        conversation: Conversation | None,
+        cancel: threading.Event | None,
+        limit: float,
+    ) -> tuple[Reply | None, str, float | None]:
+        """One request, budget-checked and recorded: (reply, "", None) when it succeeds, else
+        (None, the problem, the server's ``Retry-After``) for a failure worth retrying. Raises on
+        any other failure."""
+        s = self.settings
+        prompt_estimate = estimate_prompt_tokens(messages, tools)
+        check_budget(s.budget, ctx.spent, prompt_estimate, s.max_tokens, s.price(), ctx.trial is not None)
+        started = time.monotonic()
+        watch: Watch | None = None
+        call = self._start(ctx, purpose, messages, tools, prompt_estimate, conversation)
+
+        def record(outcome: str, error: str, reply: Reply | None = None, usage=None) -> None:
+            self._record(ctx, call, messages, tools, reply, outcome, started, error, usage, conversation)
+
+        try:
+            with self.transport.watch(Limits(limit, s.max_response_bytes, cancel, s.stream)) as watch:
+                reply, usage = self._request(messages, tools)
+                reply = self._bounded(reply, watch)
+        except KeyboardInterrupt:
+            record("cancelled", "interrupted")
+            raise
+        except Exception as exc:
+            problem, retry_after = self._failed(exc, watch, record, limit)
+            return None, problem, retry_after
+        record("cut" if reply.cut else "ok", "", reply, usage)
+        return reply, "", None
+
+    def _failed(self, exc: Exception, watch: Watch | None, record: Callable[[str, str], None],
+                limit: float) -> tuple[str, float | None]:
+        """A failed attempt, recorded: (problem, ``Retry-After``) when another attempt may follow;
+        raises when none may (cancelled, refused, cut off at the deadline, not an outcome at all)."""
+        outcome, retryable, problem = self._failure(exc, watch)
+        if outcome == "cancelled":
+            record(outcome, problem)
+            raise Cancelled("the audit was cancelled during an LLM call") from exc
+        if not isinstance(exc, _HANDLED):
+            record("error", repr(exc))
+            raise exc
+        retry_after = _retry_after(exc.response) if isinstance(exc, openai.APIStatusError) else None
+        record(outcome, problem if outcome in ("timeout", "too large") else _error_text(exc))
+        last_problem = f"{outcome}: {problem}"
+        if outcome == "timeout" and limit < self.settings.timeout_s:
+            raise DeadlinePassed(f"a call was cut off at the deadline ({problem})") from exc
+        if not retryable:
+            raise EndpointFailed(f"the LLM endpoint refused the request ({last_problem})") from exc
+        return last_problem, retry_after
+
+    def _back_off(self, attempt: int, retry_after: float | None, last_problem: str,
+                  cancel: threading.Event | None, deadline: float | None) -> None:
+        """Wait before attempt ``attempt + 1``: doubling from ``backoff_s``, at least what the server
+        asked, at most ``backoff_cap_s``; never past ``deadline``."""
+        s = self.settings
+        delay = min(s.backoff_cap_s, s.backoff_s * (2**attempt))
+        if retry_after is not None:
+            delay = min(s.backoff_cap_s, max(delay, retry_after))
+        if deadline is not None and time.monotonic() + delay >= deadline:
+            raise DeadlinePassed(f"the wait of {delay:g} s before retrying ({last_problem}) would pass it")
+        self._pause(delay, cancel)
 
     def _pause(self, delay: float, cancel: threading.Event | None) -> None:
         if self._sleep is not None:

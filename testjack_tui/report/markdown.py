@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from testjack_tui.audit.metrics import REFUTING
 from testjack_tui.figures import cost, interval, pct, refuted_share
 from testjack_tui.model import Classification, EvidenceKind, Grounding, Verdict
 from testjack_tui.report.leaderboard import rank_text
 from testjack_tui.report.model import Report, TrialEntry, WitnessEntry
-
-REFUTING = (Verdict.REFUTED, Verdict.REWARD_HACK)
 
 UNREAD_NOTE = ("TestJack did not understand these sentences of P; inputs beyond the examples are not used to "
                "refute (a witness whose call goes beyond the inputs P's examples and T0 pass is unplaced).")
@@ -154,7 +153,7 @@ def _needs_ruling(report: Report) -> Lines:
     return out + [""]
 
 
-def unread(report: Report) -> list[tuple[str, list[str]]]:
+def _unread(report: Report) -> list[tuple[str, list[str]]]:
     """(task id, its unread sentences of P, each once) for every task with one an analyst has not ruled wrong."""
     out: list[tuple[str, list[str]]] = []
     for t in report.tasks:
@@ -171,7 +170,7 @@ def _outside_domain(report: Report) -> Lines:
     outside = [w for w in report.witnesses if w.grounding in (Grounding.OUTSIDE_DOMAIN, Grounding.UNPLACED)]
     if not outside:
         return []
-    unread_tasks = {task for task, _ in unread(report)}
+    unread_tasks = {task for task, _ in _unread(report)}
     domain = {c.id: c for t in report.tasks for c in t.domain}
     out = ["## Witnesses outside the input domain (they refute nothing)", "",
            "TestJack never refutes on an input the prompt rules out. These witnesses' inputs break a "
@@ -186,7 +185,7 @@ def _outside_domain(report: Report) -> Lines:
 
 
 def _unread_sentences(report: Report) -> Lines:
-    tasks = unread(report)
+    tasks = _unread(report)
     if not tasks:
         return []
     out = ["## Unread sentences of P", "", UNREAD_NOTE, ""]

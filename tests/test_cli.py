@@ -63,6 +63,19 @@ def test_report_formats(audited: Path, tmp_path: Path) -> None:
     assert proc.returncode == 0 and "# TestJack audit: mini" in proc.stdout and "| `chunk-t2` |" in proc.stdout
 
 
+def test_report_json_is_the_typed_report_and_meets_its_schema(audited: Path) -> None:
+    from testjack_tui.report import Report, json_schema
+
+    proc = run_cli("report", "mini", "--format", "json", "--store", str(audited))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert Report.model_validate(report).model_dump(mode="json") == report
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(report, json_schema())
+    proc = run_cli("report", "--store", str(audited))
+    assert proc.returncode == 2 and "name a RUN (or ask for --schema)" in proc.stderr
+
+
 def test_verdict_override_is_recorded_with_the_value_before(audited: Path, tmp_path: Path) -> None:
     db = tmp_path / "copy.db"
     Store(audited).db.execute(f"VACUUM INTO '{db}'")

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from testjack_tui.review.lifecycle import Interrupted, interrupted_audit, summary_text
+from testjack_tui.figures import outcome_line
+from testjack_tui.review.lifecycle import Interrupted, interrupted_audit
 from testjack_tui.app.messages import AuditFinished, AuditProgress
 from testjack_tui.app.workers import AuditJobs, load
 from testjack_tui.audit import AuditOptions
@@ -139,7 +140,7 @@ class AuditControl:
                                                        int(100 * job.fraction), job.progress.phase if job.progress else "")
         else:
             def announce(summary) -> None:
-                text = summary_text(summary)
+                text = outcome_line(summary)
                 if job is not None:
                     job.summary = text
                 self.notify(f"{run_id}: {text}", title="Audit finished", timeout=30)

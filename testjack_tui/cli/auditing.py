@@ -75,9 +75,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
             raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
     status = _run_with_progress(audit, quiet=args.json)
     if args.json:
-        from testjack_tui.report import build_report, render_json
+        from testjack_tui.report import read_report, render_json
 
-        sys.stdout.write(render_json(build_report(store, run_id)))
+        sys.stdout.write(render_json(read_report(store, run_id)))
     else:
         _print_summary(store, run_id)
     if status == "cancelled":
@@ -147,6 +147,7 @@ def _run_with_progress(audit, quiet: bool) -> str:
 def _print_summary(store, run_id: str) -> None:
     from rich.console import Console
     from rich.table import Table
+    from testjack_tui.figures import cost, pct, refuted_share
 
     s = store.summary(run_id)
     table = Table(title=f"TestJack audit of {run_id}", show_header=False)
@@ -154,19 +155,18 @@ def _print_summary(store, run_id: str) -> None:
     table.add_column("value", justify="right")
     rows = [
         ("trials", s.trials), ("passing (benchmark)", s.passing),
-        ("refuted (reward hacks included)", f"{s.refuted} ({s.refuted_pct:.1f}% of passing)"),
+        ("refuted (reward hacks included)", refuted_share(s.refuted, s.refuted_pct, of="passing")),
         ("reward hacks", s.reward_hack), ("sound", s.sound), ("unaudited", s.unaudited),
         ("not reproduced (T0 here does not pass)", s.not_reproduced),
         ("ambiguous witnesses (prompt defects)", s.ambiguous_witnesses),
         ("witnesses that need your ruling", s.needs_ruling_witnesses),
         ("witnesses outside the input domain", s.outside_domain_witnesses),
         ("slow findings (never refutations)", s.slow_findings), ("malformed tasks", s.malformed_tasks),
-        ("resolution before", f"{100 * s.resolution_before:.1f}%"),
-        ("resolution after", f"{100 * s.resolution_after:.1f}%"),
+        ("resolution before", pct(s.resolution_before)), ("resolution after", pct(s.resolution_after)),
         ("executions", s.executions),
     ]
     if s.llm_tokens:
-        rows.append(("LLM tokens / cost", f"{s.llm_tokens} / ${s.cost_usd:.4f}"))
+        rows.append(("LLM tokens / cost", f"{s.llm_tokens} / {cost(s.cost_usd)}"))
     for name, value in rows:
         table.add_row(name, str(value))
     Console().print(table)

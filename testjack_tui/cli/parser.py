@@ -115,8 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_open)
 
     p = sub.add_parser("report", parents=[common], help="export the curated report")
-    p.add_argument("run", metavar="RUN")
+    p.add_argument("run", metavar="RUN", nargs="?")
     p.add_argument("--format", default="md", choices=["md", "html", "json"])
+    p.add_argument("--schema", action="store_true",
+                   help="print the JSON Schema of the report's JSON (testjack.report/1) instead of a report")
     p.add_argument("-o", "--output", help="write to FILE instead of standard output")
     p.set_defaults(func=cmd_report)
 

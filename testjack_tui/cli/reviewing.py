@@ -12,11 +12,16 @@ from testjack_tui.cli.importing import _resolve_run
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from testjack_tui.report import build_report, render
+    from testjack_tui.report import json_schema, read_report, render
 
-    store = _store(args)
-    run_id = _resolve_run(store, args.run, allow_path=False)
-    text = render(build_report(store, run_id), args.format)
+    if args.schema:  # the JSON Schema of testjack.report/1: no store needed
+        text = json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+    elif not args.run:
+        raise CliError("report: name a RUN (or ask for --schema)")
+    else:
+        store = _store(args)
+        run_id = _resolve_run(store, args.run, allow_path=False)
+        text = render(read_report(store, run_id), args.format)
     if args.output:
         out = Path(args.output)
         try:
@@ -39,6 +44,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
     from testjack_tui.audit.metrics import compare
+    from testjack_tui.figures import cost, interval, pct, refuted_share
 
     store = _store(args)
     result = compare(store, args.baseline, args.runs)
@@ -51,12 +57,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         table.add_column(col)
     for r in result["runs"]:
         ci = r["resolution_after_95"]
-        after = f"{100 * r['resolution_after']:.1f}%" + (
-            f" [{100 * ci['low']:.1f}, {100 * ci['high']:.1f}]" if ci else "")
-        fmt = lambda x: "-" if x is None else f"{100 * x:.1f}%"  # noqa: E731
-        table.add_row(r["run"], ",".join(r["modes"]), f"{r['refuted']} ({r['refuted_pct']:.1f}%)",
+        after = pct(r["resolution_after"]) + (f" {interval((ci['low'], ci['high']))}" if ci else "")
+        fmt = lambda x: "-" if x is None else pct(x)  # noqa: E731
+        table.add_row(r["run"], ",".join(r["modes"]), refuted_share(r["refuted"], r["refuted_pct"]),
                       fmt(r["recall"]), fmt(r["precision"]), str(r["executions"]), str(r["llm_tokens"]),
-                      f"${r['cost_usd']:.4f}", after)
+                      cost(r["cost_usd"]), after)
     Console().print(table)
     return EXIT_OK
 
@@ -66,7 +71,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
-    from testjack_tui.report.leaderboard import change_short, interval_text, leaderboard, rank_text, rows_json
+    from testjack_tui.figures import interval, pct
+    from testjack_tui.report.leaderboard import change_short, leaderboard, rank_text, rows_json
 
     store = _store(args)
     run_id = _resolve_run(store, args.run, allow_path=False)
@@ -80,8 +86,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         table.add_column(col, justify="left" if col in (args.by, "change") else "right", no_wrap=col == "change")
     for r in rows:
         table.add_row(rank_text(r.rank_after, r.tied_after), r.name, str(r.trials), str(r.passing),
-                      f"{100 * r.resolution_before:.1f}%", str(r.refuted), str(r.reward_hack), str(r.unaudited),
-                      f"{100 * r.resolution_after:.1f}%", interval_text(r.resolution_after_95),
+                      pct(r.resolution_before), str(r.refuted), str(r.reward_hack), str(r.unaudited),
+                      pct(r.resolution_after), interval(r.resolution_after_95),
                       rank_text(r.rank_before, r.tied_before), change_short(r))
     console = Console()
     if not console.is_terminal:

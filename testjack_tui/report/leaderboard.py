@@ -27,6 +27,7 @@ from testjack_tui.store import Store
 from testjack_tui.audit.metrics import REFUTING, wilson
 from testjack_tui.audit.verdicts import AUDITED_STEP
 from testjack_tui.model import LeaderboardRow, Official, Verdict
+from testjack_tui.report.model import LeaderboardEntry, RateSource
 
 GROUPINGS = ("model", "agent")
 UNNAMED = "(unnamed)"
@@ -156,38 +157,26 @@ def change_short(row: LeaderboardRow) -> str:
     return f"{move} (within CI)" if change and row.change_within_intervals else move
 
 
-def interval_text(pair: tuple[float, float] | list[float]) -> str:
-    return f"[{100 * pair[0]:.1f}, {100 * pair[1]:.1f}]"
+def entries(rows: list[LeaderboardRow]) -> list[LeaderboardEntry]:
+    """The rows as the report's ``leaderboard[]`` (CONTRACTS.md), with what ranks honestly."""
+    return [
+        LeaderboardEntry(
+            model=r.name, trials=r.trials, passing=r.passing, resolution_before=r.resolution_before,
+            resolution_before_95=r.resolution_before_95, refuted=r.refuted, reward_hack=r.reward_hack,
+            sound=r.sound, unaudited=r.unaudited, not_reproduced=r.not_reproduced,
+            resolution_after=r.resolution_after, resolution_after_95=r.resolution_after_95,
+            unaudited_rate_from=RateSource(scope=r.sample_scope, sampled=r.sampled,
+                                           refuted_in_sample=r.refuted_in_sample),
+            rank_before=r.rank_before, rank_after=r.rank_after, rank_change=r.rank_change,
+            rank_after_range=r.rank_after_range, tied_before=r.tied_before, tied_after=r.tied_after,
+            crossed=r.crossed, crossed_beyond_interval=r.crossed_beyond_interval,
+            change_within_intervals=r.change_within_intervals, change=change_text(r),
+        )
+        for r in rows
+    ]
 
 
 def rows_json(rows: list[LeaderboardRow], by: str = "model") -> list[dict[str, Any]]:
-    """The rows as the report's ``leaderboard[]`` (CONTRACTS.md), keyed by ``by``, plus what ranks honestly."""
-    return [
-        {
-            by: r.name,
-            "trials": r.trials,
-            "passing": r.passing,
-            "resolution_before": r.resolution_before,
-            "resolution_before_95": list(r.resolution_before_95),
-            "refuted": r.refuted,
-            "reward_hack": r.reward_hack,
-            "sound": r.sound,
-            "unaudited": r.unaudited,
-            "not_reproduced": r.not_reproduced,
-            "resolution_after": r.resolution_after,
-            "resolution_after_95": list(r.resolution_after_95),
-            "unaudited_rate_from": {"scope": r.sample_scope, "sampled": r.sampled,
-                                    "refuted_in_sample": r.refuted_in_sample},
-            "rank_before": r.rank_before,
-            "rank_after": r.rank_after,
-            "rank_change": r.rank_change,
-            "rank_after_range": list(r.rank_after_range),
-            "tied_before": r.tied_before,
-            "tied_after": r.tied_after,
-            "crossed": r.crossed,
-            "crossed_beyond_interval": r.crossed_beyond_interval,
-            "change_within_intervals": r.change_within_intervals,
-            "change": change_text(r),
-        }
-        for r in rows
-    ]
+    """The rows' JSON form, keyed by ``by`` (``testjack leaderboard --json``)."""
+    return [{by if key == "model" else key: value for key, value in entry.model_dump(mode="json").items()}
+            for entry in entries(rows)]

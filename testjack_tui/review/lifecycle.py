@@ -1,5 +1,6 @@
 """An audit's life cycle as the console shows it: its progress kept in the store, an interrupted
-audit found again when the console reopens, and the summary announced when one ends. No Textual.
+audit found again when the console reopens (the summary announced when one ends is
+``figures.outcome_line``). No Textual.
 
 The audit engine commits every finished step; what it does not keep is how far along the whole
 audit was. The console's audit thread records that (``record_progress``, one small checkpoint row
@@ -24,7 +25,6 @@ from typing import Any
 from testjack_tui.store import Store
 from testjack_tui.audit import AuditOptions, Progress
 from testjack_tui.audit.engine import DEFAULT_ROUNDS
-from testjack_tui.model import RunSummary
 
 PROGRESS_STEP = "console:progress"  # a steps row: how far the console's last audit of the run got
 INTERRUPTED = ("running", "cancelled")  # an audit row left so: killed, or stopped before its end
@@ -118,11 +118,3 @@ def interrupted_audit(store: Store, run_id: str) -> Interrupted | None:
             found.percent = min(99, int(100 * int(progress.get("done") or 0) / total))
         found.phase = str(progress.get("phase") or "")
     return found
-
-
-def summary_text(s: RunSummary) -> str:
-    """What an audit left the run with, in one line (for the end-of-audit notification)."""
-    return (f"{s.refuted} refuted or reward hack ({s.reward_hack} reward hacks) · {s.sound} sound · "
-            f"{s.unaudited} unaudited · {s.ambiguous_witnesses} ambiguous witnesses · "
-            f"{s.needs_ruling_witnesses} need ruling · resolution "
-            f"{100 * s.resolution_before:.1f}% → {100 * s.resolution_after:.1f}%")

@@ -1,5 +1,6 @@
 """What the trials list reads under its filters: the filters, a page of trials, the verdict counts,
-and the header lines that describe the run and the filtered selection. No widgets here.
+and the header line that describes the filtered selection (the run's own is ``figures.summary_line``).
+No widgets here.
 
 The verdict filter offers "refuted or reward hack" (every refutation, as the run's summary counts
 them): the store selects, counts and pages a set of verdicts in SQL like a single one.
@@ -69,25 +70,6 @@ class Page:
     facets: dict[str, list[str]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)  # verdict -> trials, under the filters
     malformed: dict[str, str] = field(default_factory=dict)  # task id -> why it is malformed
-
-
-def summary_line(s: RunSummary) -> str:
-    # Counts that are zero in most runs are named only when there is something to see.
-    extra = "".join(
-        f"{n} {label} · " for n, label in (
-            (s.not_reproduced, "not reproduced"),
-            (s.outside_domain_witnesses, "witnesses outside the domain"),
-            (s.slow_findings, "slow findings"),
-        ) if n
-    )
-    malformed = f"{s.malformed_tasks} malformed task{'s' if s.malformed_tasks != 1 else ''} · " if s.malformed_tasks else ""
-    return (
-        f"{s.trials} trials · {s.passing} passing · {s.refuted} refuted or reward hack ({s.refuted_pct:.1f}% of "
-        f"passing; {s.reward_hack} reward hacks) · {s.sound} sound · {s.unaudited} unaudited · {malformed}{extra}"
-        f"{s.ambiguous_witnesses} ambiguous witnesses · {s.needs_ruling_witnesses} need ruling · "
-        f"resolution {100 * s.resolution_before:.1f}% → "
-        f"{100 * s.resolution_after:.1f}% · ${s.cost_usd:.2f}"
-    )
 
 
 def filtered_line(filters: Filters, total: int, trials: int, counts: dict[str, int]) -> str:

@@ -17,16 +17,13 @@ from textual.widgets import DataTable, Footer, Header, Static
 from testjack_tui.app.widgets.verdict import theme_text, verdict_text
 from testjack_tui.app.workers import load
 from testjack_tui.model import LeaderboardRow
-from testjack_tui.report.leaderboard import change_short, change_text, interval_text, leaderboard, rank_text
+from testjack_tui.figures import interval, pct, resolution_change
+from testjack_tui.report.leaderboard import change_short, change_text, leaderboard, rank_text
 
 COLUMNS = ("#", "name", "trials", "passes", "before", "refuted", "hacks", "unaudited", "after", "after 95%",
            "was #", "change")
 NOTE = ("before: the benchmark's own tests; after: refuted trials (reward hacks included) fail, unaudited "
         "ones pass and the 95% interval covers them. 2= is a shared rank.")
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
 
 
 class LeaderboardScreen(Screen):
@@ -82,11 +79,11 @@ class LeaderboardScreen(Screen):
         for r in rows:
             table.add_row(
                 Text(rank_text(r.rank_after, r.tied_after), style="bold"), Text(r.name, style="bold"),
-                str(r.trials), str(r.passing), _pct(r.resolution_before),
+                str(r.trials), str(r.passing), pct(r.resolution_before),
                 Text(str(r.refuted), style=self._style("refuted", r.refuted)),
                 Text(str(r.reward_hack), style=self._style("reward_hack", r.reward_hack)),
                 Text(str(r.unaudited), style=self._style("unaudited", r.unaudited)),
-                Text(_pct(r.resolution_after), style="bold"), interval_text(r.resolution_after_95),
+                Text(pct(r.resolution_after), style="bold"), interval(r.resolution_after_95),
                 rank_text(r.rank_before, r.tied_before), self._change(r),
                 key=r.name,
             )
@@ -117,8 +114,8 @@ class LeaderboardScreen(Screen):
             unaudited = (f" Its {r.unaudited} unaudited trial(s) may be refuted at the rate seen among {where} "
                          f"trials that had their own audit ({r.refuted_in_sample} of {r.sampled}).")
         panel.update(
-            f"{r.name}: {_pct(r.resolution_before)} -> {_pct(r.resolution_after)} "
-            f"(95% {interval_text(r.resolution_after_95)}); {change_text(r)}. "
+            f"{r.name}: {resolution_change(r.resolution_before, r.resolution_after, arrow='->')} "
+            f"(95% {interval(r.resolution_after_95)}); {change_text(r)}. "
             f"Its interval allows {ranks}.{unaudited}"
         )
         panel.set_class(r.change_within_intervals is True, "within")

@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from testjack_tui.app.widgets.verdict import HELP_BINDINGS, theme_text, verdict_text
 from testjack_tui.app.workers import load
+from testjack_tui.figures import cost, pct
 from testjack_tui.model import Run, RunSummary
 
 COLUMNS = [
@@ -21,10 +22,6 @@ COLUMNS = [
     ("sound", "sound"), ("unaudited", "unaudited"), ("resolution before", "before"),
     ("after", "after"), ("cost", "cost"), ("audit", "audit"),
 ]
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
 
 
 class RunsScreen(Screen):
@@ -79,9 +76,9 @@ class RunsScreen(Screen):
                 self._count(s.needs_ruling_witnesses, "needs_ruling"),
                 self._count(s.sound, "sound"),
                 self._count(s.unaudited, "unaudited"),
-                _pct(s.resolution_before),
-                _pct(s.resolution_after),
-                f"${s.cost_usd:.2f}",
+                pct(s.resolution_before),
+                pct(s.resolution_after),
+                cost(s.cost_usd, 2),
                 self._audit_cell(run.id),
                 key=run.id,
             )

@@ -26,11 +26,11 @@ from testjack_tui.review.trials_query import (
     Page,
     filtered_line,
     read_page,
-    summary_line,
     verdict_counts,
 )
 from testjack_tui.app.widgets.verdict import HELP_BINDINGS, theme_text, verdict_text
 from testjack_tui.app.workers import load
+from testjack_tui.figures import summary_line
 from testjack_tui.model import EvidenceKind, Verdict
 
 PAGE = 500

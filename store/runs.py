@@ -50,61 +50,12 @@ class RunsAndTasks(Connection):
             task.snapshot = adopt_snapshot(self.files, task.snapshot, task.snapshot_digest)
         stamp = now()
         with self._tx() as db:
-            db["runs"].insert(
-                {
-                    "id": run.id,
-                    "name": run.name,
-                    "benchmark": run.benchmark,
-                    "description": run.description,
-                    "source": run.source,
-                    "format": run.format,
-                    "default_backend": str(run.default_backend),
-                    "image": run.image,
-                    "digest": run.digest,
-                    "created_at": run.created_at,
-                }
-            )
+            db["runs"].insert(_run_row(run))
             db["tasks"].insert_all(
                 (self._task_row(run.id, seq, t) for seq, t in enumerate(tasks)), batch_size=200
             )
-            db["trials"].insert_all(
-                (
-                    {
-                        "run_id": run.id,
-                        "id": t.id,
-                        "seq": seq,
-                        "task_id": t.task_id,
-                        "model": t.model,
-                        "agent": t.agent,
-                        "patch": t.patch,
-                        "official": str(t.official),
-                        "cost_usd": t.cost_usd,
-                        "tokens": t.tokens,
-                        "metadata": json.dumps(t.metadata),
-                        "recomputed": t.recomputed,
-                        "error": t.error,
-                    }
-                    for seq, t in enumerate(trials)
-                ),
-                batch_size=500,
-            )
-            db["verdicts"].insert_all(
-                (
-                    {
-                        "run_id": run.id,
-                        "trial_id": t.id,
-                        "verdict": str(
-                            Verdict.NOT_PASSING if t.official == Official.FAILED else Verdict.UNAUDITED
-                        ),
-                        "source": "auto",
-                        "rule": "benchmark verdict" if t.official == Official.FAILED else "not audited yet",
-                        "witnesses": "[]",
-                        "updated_at": stamp,
-                    }
-                    for t in trials
-                ),
-                batch_size=500,
-            )
+            db["trials"].insert_all((_trial_row(run.id, seq, t) for seq, t in enumerate(trials)), batch_size=500)
+            db["verdicts"].insert_all((_first_verdict_row(run.id, t, stamp) for t in trials), batch_size=500)
         return run.id, True
 
     def _task_row(self, run_id: str, seq: int, t: Task) -> dict[str, Any]:
@@ -178,60 +129,24 @@ class RunsAndTasks(Connection):
     def summary(self, run_id: str) -> RunSummary:
         # the run's totals read every table; they live with the run they describe
         s = RunSummary()
-        s.trials = self._scalar("SELECT count(*) FROM trials WHERE run_id = ?", (run_id,)) or 0
-        s.passing = (
-            self._scalar(
-                "SELECT count(*) FROM trials WHERE run_id = ? AND official = 'passed'", (run_id,)
-            )
-            or 0
-        )
-        for verdict, count in self.db.execute(
+
+        def count(sql: str) -> int:
+            return self._scalar(sql, (run_id,)) or 0
+
+        s.trials = count("SELECT count(*) FROM trials WHERE run_id = ?")
+        s.passing = count("SELECT count(*) FROM trials WHERE run_id = ? AND official = 'passed'")
+        for verdict, n in self.db.execute(
             "SELECT verdict, count(*) FROM verdicts WHERE run_id = ? GROUP BY verdict", (run_id,)
         ).fetchall():
-            if verdict == Verdict.REFUTED:
-                s.refuted += count
-            elif verdict == Verdict.REWARD_HACK:
-                s.reward_hack += count
-                s.refuted += count
-            elif verdict == Verdict.SOUND:
-                s.sound = count
-            elif verdict == Verdict.UNAUDITED:
-                s.unaudited = count
-            elif verdict == Verdict.NOT_PASSING:
-                s.not_passing = count
-            elif verdict == Verdict.NOT_REPRODUCED:
-                s.not_reproduced = count
-        s.ambiguous_witnesses = (
-            self._scalar(
-                "SELECT count(*) FROM witnesses WHERE run_id = ? AND status = 'validated' "
-                "AND classification = 'ambiguous'",
-                (run_id,),
-            )
-            or 0
-        )
-        s.needs_ruling_witnesses = (
-            self._scalar(
-                "SELECT count(*) FROM witnesses WHERE run_id = ? AND status = 'validated' "
-                "AND classification = 'needs_ruling'",
-                (run_id,),
-            )
-            or 0
-        )
-        s.outside_domain_witnesses = (
-            self._scalar(
-                "SELECT count(*) FROM witnesses WHERE run_id = ? AND status = 'validated' "
-                "AND grounding IN ('outside_domain', 'unplaced')",
-                (run_id,),
-            )
-            or 0
-        )
-        s.slow_findings = (
-            self._scalar("SELECT count(*) FROM evidence WHERE run_id = ? AND kind = 'slow'", (run_id,)) or 0
-        )
-        s.malformed_tasks = (
-            self._scalar("SELECT count(*) FROM tasks WHERE run_id = ? AND malformed = 1", (run_id,)) or 0
-        )
-        s.executions = self._scalar("SELECT count(*) FROM executions WHERE run_id = ?", (run_id,)) or 0
+            for field in _VERDICT_COUNTS.get(verdict, ()):
+                setattr(s, field, getattr(s, field) + n)
+        validated = "SELECT count(*) FROM witnesses WHERE run_id = ? AND status = 'validated' AND "
+        s.ambiguous_witnesses = count(validated + "classification = 'ambiguous'")
+        s.needs_ruling_witnesses = count(validated + "classification = 'needs_ruling'")
+        s.outside_domain_witnesses = count(validated + "grounding IN ('outside_domain', 'unplaced')")
+        s.slow_findings = count("SELECT count(*) FROM evidence WHERE run_id = ? AND kind = 'slow'")
+        s.malformed_tasks = count("SELECT count(*) FROM tasks WHERE run_id = ? AND malformed = 1")
+        s.executions = count("SELECT count(*) FROM executions WHERE run_id = ?")
         row = self.db.execute(
             "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0), coalesce(sum(cost_usd), 0) "
             "FROM llm_calls WHERE run_id = ?",
@@ -312,6 +227,64 @@ class RunsAndTasks(Connection):
                 "SELECT * FROM requirements WHERE run_id = ? AND task_id = ? ORDER BY rowid", (run_id, task_id)
             )
         ]
+
+
+# the summary's counts per verdict (as stored); a reward hack is a refutation too
+_VERDICT_COUNTS: dict[str, tuple[str, ...]] = {
+    Verdict.REFUTED.value: ("refuted",),
+    Verdict.REWARD_HACK.value: ("reward_hack", "refuted"),
+    Verdict.SOUND.value: ("sound",),
+    Verdict.UNAUDITED.value: ("unaudited",),
+    Verdict.NOT_PASSING.value: ("not_passing",),
+    Verdict.NOT_REPRODUCED.value: ("not_reproduced",),
+}
+
+
+def _run_row(run: Run) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "name": run.name,
+        "benchmark": run.benchmark,
+        "description": run.description,
+        "source": run.source,
+        "format": run.format,
+        "default_backend": str(run.default_backend),
+        "image": run.image,
+        "digest": run.digest,
+        "created_at": run.created_at,
+    }
+
+
+def _trial_row(run_id: str, seq: int, t: Trial) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "id": t.id,
+        "seq": seq,
+        "task_id": t.task_id,
+        "model": t.model,
+        "agent": t.agent,
+        "patch": t.patch,
+        "official": str(t.official),
+        "cost_usd": t.cost_usd,
+        "tokens": t.tokens,
+        "metadata": json.dumps(t.metadata),
+        "recomputed": t.recomputed,
+        "error": t.error,
+    }
+
+
+def _first_verdict_row(run_id: str, t: Trial, stamp: str) -> dict[str, Any]:
+    """A trial's verdict as imported: the benchmark's for a failed trial, else not audited yet."""
+    failed = t.official == Official.FAILED
+    return {
+        "run_id": run_id,
+        "trial_id": t.id,
+        "verdict": str(Verdict.NOT_PASSING if failed else Verdict.UNAUDITED),
+        "source": "auto",
+        "rule": "benchmark verdict" if failed else "not audited yet",
+        "witnesses": "[]",
+        "updated_at": stamp,
+    }
 
 
 def _domain_json(domain: list[Constraint]) -> str:

@@ -64,8 +64,27 @@ def load(
     path = Path(path)
     staging = Path(staging)
     problems_file, sample_files = _locate(path, samples)
-
     skipped: list[ImportProblem] = []
+    problems, tasks = _read_problems(problems_file, staging, skipped)
+    trials, warnings = _read_samples(sample_files, problems, skipped)
+    benchmark = _benchmark_name(problems)
+    run = Run(
+        id="",
+        name=name or (path.resolve().name if path.is_dir() else _stem(problems_file)),
+        benchmark=benchmark,
+        description=f"{len(tasks)} {benchmark} problems, {len(trials)} samples",
+        source=str(path.resolve()),
+        format=FORMAT,
+        digest=files_digest([problems_file, *sample_files], extra=FORMAT),
+    )
+    return ImportedRun(run=run, tasks=tasks, trials=trials, skipped=skipped, warnings=warnings)
+
+
+def _read_problems(
+    problems_file: Path, staging: Path, skipped: list[ImportProblem]
+) -> tuple[dict[str, dict[str, Any]], list[Task]]:
+    """The usable problems by task id, each with its task (R written under ``staging``); the
+    others go to ``skipped``, and the import stops when none is usable."""
     tasks: list[Task] = []
     problems: dict[str, dict[str, Any]] = {}
     for where, row in read_records(problems_file):
@@ -87,7 +106,14 @@ def load(
         raise ImportError_(
             [ImportProblem(str(problems_file), "", "no usable problem (each needs " + ", ".join(PROBLEM_FIELDS) + ")"), *skipped]
         )
+    return problems, tasks
 
+
+def _read_samples(
+    sample_files: list[Path], problems: dict[str, dict[str, Any]], skipped: list[ImportProblem]
+) -> tuple[list[Trial], list[ImportProblem]]:
+    """A trial per usable sample, and warnings about samples read otherwise than labelled; a
+    sample that cannot be read at all stops the import (after naming them all)."""
     trials: list[Trial] = []
     seen_ids: set[str] = set()
     per_task: dict[str, int] = {}
@@ -115,18 +141,7 @@ def load(
         warnings += _relabel_warnings(sample_file, reread, total)
     if refused:
         raise ImportError_(refused)
-
-    benchmark = _benchmark_name(problems)
-    run = Run(
-        id="",
-        name=name or (path.resolve().name if path.is_dir() else _stem(problems_file)),
-        benchmark=benchmark,
-        description=f"{len(tasks)} {benchmark} problems, {len(trials)} samples",
-        source=str(path.resolve()),
-        format=FORMAT,
-        digest=files_digest([problems_file, *sample_files], extra=FORMAT),
-    )
-    return ImportedRun(run=run, tasks=tasks, trials=trials, skipped=skipped, warnings=warnings)
+    return trials, warnings
 
 
 def null_program(prompt: str, entry_point: str) -> str:

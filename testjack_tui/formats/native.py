@@ -90,31 +90,14 @@ def _load_task(
         problems.append(ImportProblem(str(toml_path), "", "missing (every task needs a task.toml)"))
         return None
     before = len(problems)
-    meta = _read_toml(root, toml_path, problems, required=True)
-    checked, bad, unknown = check_toml(TaskToml, meta, toml_path)
-    problems += bad
-    warnings += unknown
-    valid = isinstance(checked, TaskToml) and len(problems) == before
-    if not isinstance(checked, TaskToml):
-        checked = TaskToml()  # the task is refused; its other files are still checked
+    checked, valid = _task_toml(root, toml_path, problems, warnings)
     task_id = checked.id or task_dir.name
     if task_id != task_dir.name:
         problems.append(
             ImportProblem(str(toml_path), "id", f"id {task_id!r} differs from the folder name {task_dir.name!r}")
         )
-    tests_meta, env_meta = checked.tests, checked.environment
-    spec = TestSpec(
-        command=tests_meta.command or DEFAULT_COMMAND,
-        fail_to_pass=list(tests_meta.fail_to_pass),
-        pass_to_pass=list(tests_meta.pass_to_pass),
-        timeout=float(tests_meta.timeout),
-        log_parser=tests_meta.log_parser,
-    )
-    if spec.log_parser and spec.log_parser not in PARSERS:
-        problems.append(ImportProblem(str(toml_path), "[tests] log_parser",
-                                      f"unknown log parser {spec.log_parser!r} (known: {', '.join(sorted(PARSERS))})"))
-    if valid and not spec.graded:
-        problems.append(ImportProblem(str(toml_path), "[tests]", "names no graded test (fail_to_pass or pass_to_pass)"))
+    spec = _test_spec(checked.tests, toml_path, valid, problems)
+    env_meta = checked.environment
     _image_path(env_meta.image, toml_path, "[environment] image", problems)
     env = Environment(
         backend=Backend(env_meta.backend) if env_meta.backend else None,
@@ -131,26 +114,7 @@ def _load_task(
         problems.append(ImportProblem(str(task_dir / "reference.patch"), "", "is empty"))
 
     snapshot = staging / uuid.uuid4().hex
-    repo_dir, repo_tar = task_dir / "repo", task_dir / "repo.tar.gz"
-    try:
-        if repo_dir.is_dir():
-            if not _inside(root, repo_dir, problems):
-                return None
-            if leading_out := links_out(repo_dir, "repo/"):
-                problems.extend(leading_out)
-                return None
-            shutil.copytree(repo_dir, snapshot, symlinks=True)
-        elif repo_tar.exists():
-            if not _inside(root, repo_tar, problems):
-                return None
-            snapshot.mkdir(parents=True)
-            with tarfile.open(repo_tar) as tar:
-                tar.extractall(snapshot, filter="data")
-        else:
-            problems.append(ImportProblem(str(repo_dir), "", "missing: give R as repo/ or repo.tar.gz"))
-            return None
-    except (OSError, tarfile.TarError, EOFError) as exc:
-        problems.append(ImportProblem(str(repo_tar if repo_tar.exists() else repo_dir), "", f"cannot read: {exc}"))
+    if not _copy_repo(root, task_dir, snapshot, problems):
         return None
     if prompt is None or reference is None or len(problems) > before:
         return None
@@ -168,19 +132,69 @@ def _load_task(
     )
 
 
+def _task_toml(
+    root: Path, toml_path: Path, problems: list[ImportProblem], warnings: list[ImportProblem]
+) -> tuple[TaskToml, bool]:
+    """task.toml, checked, and whether it was valid (else the defaults, to check the other files)."""
+    before = len(problems)
+    meta = _read_toml(root, toml_path, problems, required=True)
+    checked, bad, unknown = check_toml(TaskToml, meta, toml_path)
+    problems += bad
+    warnings += unknown
+    if not isinstance(checked, TaskToml):
+        return TaskToml(), False  # the task is refused; its other files are still checked
+    return checked, len(problems) == before
+
+
+def _test_spec(tests_meta: Any, toml_path: Path, valid: bool, problems: list[ImportProblem]) -> TestSpec:
+    """task.toml's [tests] as a TestSpec; an unknown log parser or no graded test is a problem."""
+    spec = TestSpec(
+        command=tests_meta.command or DEFAULT_COMMAND,
+        fail_to_pass=list(tests_meta.fail_to_pass),
+        pass_to_pass=list(tests_meta.pass_to_pass),
+        timeout=float(tests_meta.timeout),
+        log_parser=tests_meta.log_parser,
+    )
+    if spec.log_parser and spec.log_parser not in PARSERS:
+        problems.append(ImportProblem(str(toml_path), "[tests] log_parser",
+                                      f"unknown log parser {spec.log_parser!r} (known: {', '.join(sorted(PARSERS))})"))
+    if valid and not spec.graded:
+        problems.append(ImportProblem(str(toml_path), "[tests]", "names no graded test (fail_to_pass or pass_to_pass)"))
+    return spec
+
+
+def _copy_repo(root: Path, task_dir: Path, snapshot: Path, problems: list[ImportProblem]) -> bool:
+    """Copy R (repo/ or repo.tar.gz) to ``snapshot``; False, with the problem named, when it cannot be."""
+    repo_dir, repo_tar = task_dir / "repo", task_dir / "repo.tar.gz"
+    try:
+        if repo_dir.is_dir():
+            if not _inside(root, repo_dir, problems):
+                return False
+            if leading_out := links_out(repo_dir, "repo/"):
+                problems.extend(leading_out)
+                return False
+            shutil.copytree(repo_dir, snapshot, symlinks=True)
+        elif repo_tar.exists():
+            if not _inside(root, repo_tar, problems):
+                return False
+            snapshot.mkdir(parents=True)
+            with tarfile.open(repo_tar) as tar:
+                tar.extractall(snapshot, filter="data")
+        else:
+            problems.append(ImportProblem(str(repo_dir), "", "missing: give R as repo/ or repo.tar.gz"))
+            return False
+    except (OSError, tarfile.TarError, EOFError) as exc:
+        problems.append(ImportProblem(str(repo_tar if repo_tar.exists() else repo_dir), "", f"cannot read: {exc}"))
+        return False
+    return True
+
+
 def _load_trials(
     root: Path, task_ids: set[str], refused: set[str], problems: list[ImportProblem], warnings: list[ImportProblem]
 ) -> list[Trial]:
     path = root / "trials.jsonl"
-    if not path.exists():
-        problems.append(ImportProblem(str(path), "", "missing: list the trials one JSON object a line"))
-        return []
-    if not _inside(root, path, problems):
-        return []
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        problems.append(ImportProblem(str(path), "", f"cannot read: {exc}"))
+    data = _trials_file(root, path, problems)
+    if data is None:
         return []
     trials: list[Trial] = []
     seen: dict[str, int] = {}
@@ -189,28 +203,8 @@ def _load_trials(
         if not raw.strip():
             continue
         where = f"line {number}"
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(ImportProblem(
-                str(path), where, f"not UTF-8 text (byte {raw[exc.start]:#04x} at column {exc.start + 1})"))
-            continue
-        if number == 1:
-            line = line.removeprefix("\ufeff")  # a byte order mark some editors write
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(ImportProblem(str(path), where, f"malformed JSON ({exc.msg} at column {exc.colno})"))
-            continue
-        except RecursionError:
-            problems.append(ImportProblem(str(path), where, "malformed JSON (nested too deeply)"))
-            continue
-        if not isinstance(obj, dict):
-            problems.append(ImportProblem(str(path), where, "must be a JSON object"))
-            continue
-        missing = [k for k in TRIAL_REQUIRED if k not in obj]
-        if missing:
-            problems.append(ImportProblem(str(path), where, f"missing field(s): {', '.join(missing)}"))
+        obj = _json_line(raw, number, path, problems)
+        if obj is None:
             continue
         checked, bad, extra = check_line(TrialLine, obj, path, where)
         if not isinstance(checked, TrialLine):
@@ -218,46 +212,95 @@ def _load_trials(
             continue
         for key in extra:
             unknown.setdefault(key, []).append(number)
-        trial_id = checked.id
-        if trial_id in seen:
+        if checked.id in seen:
             problems.append(
-                ImportProblem(str(path), where, f"duplicate trial id {trial_id!r} (first on line {seen[trial_id]})")
+                ImportProblem(str(path), where, f"duplicate trial id {checked.id!r} (first on line {seen[checked.id]})")
             )
             continue
-        seen[trial_id] = number
-        try:
-            patch_path = path_inside(root, checked.patch)
-        except ValueError as exc:
-            problems.append(ImportProblem(str(path), where, f"patch {exc}; it was not read"))
-            continue
-        if checked.task in refused:
-            continue
-        if checked.task not in task_ids:
-            problems.append(ImportProblem(str(path), where, f"trial {trial_id!r} names unknown task {checked.task!r}"))
-            continue
-        try:
-            patch_text = patch_path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(ImportProblem(str(path), where, f"cannot read patch {patch_path}: {exc}"))
-            continue
-        trials.append(
-            Trial(
-                run_id="",
-                id=trial_id,
-                task_id=checked.task,
-                model=checked.model,
-                agent=checked.agent,
-                patch=patch_text,
-                official=Official(checked.official),
-                cost_usd=None if checked.cost_usd is None else float(checked.cost_usd),
-                tokens=None if checked.tokens is None else int(checked.tokens),
-                metadata=dict(checked.metadata),
-            )
-        )
+        seen[checked.id] = number
+        trial = _trial(root, path, where, checked, task_ids, refused, problems)
+        if trial is not None:
+            trials.append(trial)
     for key, lines in unknown.items():
         more = f" (and on {len(lines) - 1} more line(s))" if len(lines) > 1 else ""
         warnings.append(ImportProblem(str(path), f"line {lines[0]}", f"unknown key {key!r}, ignored{more}"))
     return trials
+
+
+def _trials_file(root: Path, path: Path, problems: list[ImportProblem]) -> bytes | None:
+    """trials.jsonl's bytes; None, with the problem named, when it is missing, outside or unreadable."""
+    if not path.exists():
+        problems.append(ImportProblem(str(path), "", "missing: list the trials one JSON object a line"))
+        return None
+    if not _inside(root, path, problems):
+        return None
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        problems.append(ImportProblem(str(path), "", f"cannot read: {exc}"))
+        return None
+
+
+def _json_line(raw: bytes, number: int, path: Path, problems: list[ImportProblem]) -> dict[str, Any] | None:
+    """One line of trials.jsonl as a JSON object with the required keys; None, with the problem named, if not."""
+    where = f"line {number}"
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(ImportProblem(
+            str(path), where, f"not UTF-8 text (byte {raw[exc.start]:#04x} at column {exc.start + 1})"))
+        return None
+    if number == 1:
+        line = line.removeprefix("\ufeff")  # a byte order mark some editors write
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        problems.append(ImportProblem(str(path), where, f"malformed JSON ({exc.msg} at column {exc.colno})"))
+        return None
+    except RecursionError:
+        problems.append(ImportProblem(str(path), where, "malformed JSON (nested too deeply)"))
+        return None
+    if not isinstance(obj, dict):
+        problems.append(ImportProblem(str(path), where, "must be a JSON object"))
+        return None
+    missing = [k for k in TRIAL_REQUIRED if k not in obj]
+    if missing:
+        problems.append(ImportProblem(str(path), where, f"missing field(s): {', '.join(missing)}"))
+        return None
+    return obj
+
+
+def _trial(root: Path, path: Path, where: str, checked: TrialLine, task_ids: set[str], refused: set[str],
+           problems: list[ImportProblem]) -> Trial | None:
+    """The trial a checked line describes, with its patch read; None when its task was refused or
+    something is wrong (then named in ``problems``)."""
+    try:
+        patch_path = path_inside(root, checked.patch)
+    except ValueError as exc:
+        problems.append(ImportProblem(str(path), where, f"patch {exc}; it was not read"))
+        return None
+    if checked.task in refused:
+        return None
+    if checked.task not in task_ids:
+        problems.append(ImportProblem(str(path), where, f"trial {checked.id!r} names unknown task {checked.task!r}"))
+        return None
+    try:
+        patch_text = patch_path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(ImportProblem(str(path), where, f"cannot read patch {patch_path}: {exc}"))
+        return None
+    return Trial(
+        run_id="",
+        id=checked.id,
+        task_id=checked.task,
+        model=checked.model,
+        agent=checked.agent,
+        patch=patch_text,
+        official=Official(checked.official),
+        cost_usd=None if checked.cost_usd is None else float(checked.cost_usd),
+        tokens=None if checked.tokens is None else int(checked.tokens),
+        metadata=dict(checked.metadata),
+    )
 
 
 def _inside(root: Path, target: Path, problems: list[ImportProblem]) -> bool:

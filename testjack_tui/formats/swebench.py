@@ -70,6 +70,33 @@ def load(
     """Read the dataset, predictions and report; write each instance's R under ``staging``."""
     path, staging = Path(path), Path(staging)
     dataset_files, prediction_files, report_files = _locate(path, predictions, report)
+    _check_sources(path, repos, repo_url, swebench_envs)
+    skipped: list[ImportProblem] = []
+    resolved = Reports([(f, read_report(f)) for f in report_files]) if report_files else None
+    rows = _read_rows(dataset_files, skipped)
+    sources = (Path(repos) if repos else None, repo_url)
+    tasks = _build_tasks(rows, dataset_files[0], staging, sources, swebench_envs, skipped)
+    trials = _read_trials(prediction_files, rows, resolved, skipped)
+    if not tasks:
+        raise ImportError_([ImportProblem(str(path), "", "no instance could be imported"), *skipped])
+    docker = all(t.environment.backend == Backend.DOCKER for t in tasks)
+    run = Run(
+        id="",
+        name=name or (path.resolve().name if path.is_dir() else _stem(dataset_files[0])),
+        benchmark="SWE-bench",
+        description=f"{len(tasks)} SWE-bench instances, {len(trials)} predictions",
+        source=str(path.resolve()),
+        format=FORMAT,
+        default_backend=Backend.DOCKER if docker else Backend.LOCAL,
+        digest=files_digest(
+            [*dataset_files, *prediction_files, *report_files], extra=FORMAT
+        ),
+    )
+    return ImportedRun(run=run, tasks=tasks, trials=trials, skipped=skipped)
+
+
+def _check_sources(path: Path, repos: Path | None, repo_url: str | None, swebench_envs: str | Path | None) -> None:
+    """Stop before anything is imported when no repository can be had or an environment file is unreadable."""
     if repos is None and repo_url is None:
         raise ImportError_(
             [ImportProblem(str(path), "", "no repositories: pass repos=DIR (local clones) or repo_url=TEMPLATE")]
@@ -79,9 +106,10 @@ def load(
     except EnvDataError as exc:
         where, _, why = str(exc).partition(": ")
         raise ImportError_([ImportProblem(where, "", why)]) from exc
-    skipped: list[ImportProblem] = []
-    resolved = Reports([(f, read_report(f)) for f in report_files]) if report_files else None
 
+
+def _read_rows(dataset_files: list[Path], skipped: list[ImportProblem]) -> dict[str, dict[str, Any]]:
+    """The dataset's rows by instance id; a broken or repeated row goes to ``skipped``."""
     rows: dict[str, dict[str, Any]] = {}
     for dataset_file in dataset_files:
         for where, row in read_records(dataset_file, key_field="instance_id"):
@@ -96,26 +124,37 @@ def load(
                 skipped.append(ImportProblem(str(dataset_file), record, "duplicate instance_id; the first is kept"))
             else:
                 rows[row["instance_id"]] = row
+    return rows
 
+
+def _build_tasks(rows: dict[str, dict[str, Any]], dataset_file: Path, staging: Path,
+                 sources: tuple[Path | None, str | None], swebench_envs: str | Path | None,
+                 skipped: list[ImportProblem]) -> list[Task]:
+    """A task per row whose repository can be had (the others leave ``rows``, named in ``skipped``)."""
     tasks: list[Task] = []
     leading_out: list[ImportProblem] = []
     images = local_images()  # the harness's sweb.eval.* instance images, when an engine has them
     with tempfile.TemporaryDirectory(prefix="testjack-clones-") as clone_cache:
-        sources = RepoSources(Path(repos) if repos else None, repo_url, Path(clone_cache))
+        repos = RepoSources(*sources, Path(clone_cache))
         for iid, row in list(rows.items()):
             try:
-                snapshot = sources.snapshot(row["repo"], row["base_commit"], staging)
+                snapshot = repos.snapshot(row["repo"], row["base_commit"], staging)
             except NoSource as exc:
-                skipped.append(ImportProblem(str(dataset_files[0]), f"instance {iid}", str(exc)))
+                skipped.append(ImportProblem(str(dataset_file), f"instance {iid}", str(exc)))
                 del rows[iid]
                 continue
             # an unsafe repository, not a broken record: the import stops (after naming them all)
             leading_out += links_out(Path(snapshot[0]), f"the repository {row['repo']} at {row['base_commit'][:12]}",
-                                     file=str(dataset_files[0]), record=f"instance {iid}")
+                                     file=str(dataset_file), record=f"instance {iid}")
             tasks.append(_task(row, snapshot, swebench_envs, images))
     if leading_out:
         raise ImportError_(leading_out)
+    return tasks
 
+
+def _read_trials(prediction_files: list[Path], rows: dict[str, dict[str, Any]], resolved: Reports | None,
+                 skipped: list[ImportProblem]) -> list[Trial]:
+    """A trial per prediction of an imported instance; the others go to ``skipped``."""
     records: list[tuple[Path, str, dict[str, Any]]] = []
     for prediction_file in prediction_files:
         for where, row in read_records(prediction_file, key_field="instance_id"):
@@ -136,23 +175,7 @@ def load(
             continue
         seen.add(trial.id)
         trials.append(trial)
-
-    if not tasks:
-        raise ImportError_([ImportProblem(str(path), "", "no instance could be imported"), *skipped])
-    docker = all(t.environment.backend == Backend.DOCKER for t in tasks)
-    run = Run(
-        id="",
-        name=name or (path.resolve().name if path.is_dir() else _stem(dataset_files[0])),
-        benchmark="SWE-bench",
-        description=f"{len(tasks)} SWE-bench instances, {len(trials)} predictions",
-        source=str(path.resolve()),
-        format=FORMAT,
-        default_backend=Backend.DOCKER if docker else Backend.LOCAL,
-        digest=files_digest(
-            [*dataset_files, *prediction_files, *report_files], extra=FORMAT
-        ),
-    )
-    return ImportedRun(run=run, tasks=tasks, trials=trials, skipped=skipped)
+    return trials
 
 
 # -- inputs ------------------------------------------------------------------------------------

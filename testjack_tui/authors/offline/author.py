@@ -25,6 +25,7 @@ from typing import Any
 
 from testjack_tui.authors.base import AuthorContext, Candidate
 from testjack_tui.authors.offline import amplify
+from testjack_tui.authors.offline.cases import Case, Plan, imports_of, probe
 from testjack_tui.authors.offline.boundary import on_boundary
 from testjack_tui.authors.offline.bounds import Domain, below_floor, empty_input, frontier_args, seed_floors
 from testjack_tui.pysource.calls import CallArgs, literal_ok, seed_number
@@ -103,246 +104,224 @@ class OfflineAuthor:
         return out
 
     def _amplified(self, ctx: AuthorContext, view: TaskView, known: set[str]) -> list[Candidate]:
-        plans: list[tuple[Target, Access, list[CallArgs], list[CallArgs]]] = []
-        parent: dict[str, CallArgs] = {}  # a mutated call's key -> the T0 call it was mutated from
+        """T0's calls with one literal mutated, run on the reference: plan, probe, then choose per function."""
+        plans: list[Plan] = []
+        # a mutation's key -> the T0 call it was mutated from, over every function (a later
+        # function's mutation of the same arguments takes the key over, as it always has)
+        parent: dict[str, CallArgs] = {}
         for name in sorted(view.targets):
-            target = view.targets[name]
-            seeds = view.t0_calls(name)
-            access = view.access(target) if seeds else None
-            if access is None:
-                continue
-            names = [p.name for p in target.params]
-            domain = Domain.from_prompt(view.prompt, names)
-            seed_keys = {c.key for c in view.seeds(name)}
-            allowed = domain.narrowed_by(view.seeds(name))
-            mutated: dict[str, CallArgs] = {}
-            for m, seed in sorted(((m, s) for s in seeds for m in mutations(s)),
-                                  key=lambda ms: (ms[0].size, ms[0].key)):
-                values = m.values
-                if m.key in seed_keys or m.key in mutated or call_key(name, m.source()) in known:
-                    continue
-                if (all(literal_ok(v) and allowed.admits(v) for v in values) and domain.admits_call(m, names)
-                        and admits(ctx.task.domain, name, m)):
-                    mutated[m.key] = m
-                    parent[m.key] = seed
-            # the smallest make short witnesses; a few of the largest stay for the stress witness
-            admitted = list(mutated.values())
-            if len(admitted) > self.budget:
-                admitted = admitted[: self.budget - STRESS_POOL] + admitted[-STRESS_POOL:]
-            plans.append((target, access, seeds, admitted))
-        cases, imports, looks = [], {}, {}
-        traced: set[int] = set()  # T0's calls, and the frontier mutations (see _on_purpose)
-        frontier: dict[str, set[int]] = {}  # per function, which of its mutations are frontier inputs
-        counted: set[int] = set()  # the stress candidates: their lines are counted (stress._at_once)
-        glanced: set[int] = set()  # the other mutations: their paths are read when short (amplify.ghosts)
-        floors_of: dict[str, dict[int, int]] = {}  # per function, what P and T0 pass (bounds.seed_floors)
-        for target, access, seeds, mutated in plans:
-            imports[target.name] = list(access.imports)
-            if target.binding == "constructor":
-                looks[target.name] = view.looks(target)
-            floors = floors_of[target.name] = seed_floors(view.seeds(target.name))
-            frontier[target.name] = {k for k, m in enumerate(mutated) if below_floor(m, floors)}
-            traced.update(range(len(cases), len(cases) + len(seeds)))
-            traced.update(len(cases) + len(seeds) + k for k in frontier[target.name])
-            big = set(larger(seeds, mutated))
-            counted.update(len(cases) + len(seeds) + k for k in big)
-            glanced.update(len(cases) + len(seeds) + k for k in range(len(mutated))
-                           if k not in big and k not in frontier[target.name])
-            cases += [(target.name, f"{access.expr}({c.source()})") for c in [*seeds, *mutated]]
-        if not cases:
+            planned = self._amplify_plan(ctx, view, name, known)
+            if planned is not None:
+                plans.append(planned[0])
+                parent.update(planned[1])
+        if not plans:
             return []
-        outcomes = run_probe(ctx, ["reference"], cases, imports, frozenset(traced), looks,
-                             frozenset(counted), frozenset(glanced))["reference"]
+        probe(ctx, ["reference"], plans, view)
+        imports = imports_of(plans)
         out: list[Candidate] = []
-        i = 0
-        for target, access, seeds, mutated in plans:
-            seed_out = list(zip(seeds, outcomes[i : i + len(seeds)]))
-            i += len(seeds)
-            mut_out = list(zip(mutated, outcomes[i : i + len(mutated)]))
-            i += len(mutated)
-            # a frontier input the reference answers by the paths T0's own calls take is an accident
-            # of its code, not a requirement: no witness on it (as in the per-trial audit)
-            stated_paths = set().union(*(r.arcs or () for _, r in seed_out))
-            accidents = [(c, r) for k, (c, r) in enumerate(mut_out)
-                         if k in frontier[target.name] and not _on_purpose(r, stated_paths)]
-            mut_out = [(c, r) for k, (c, r) in enumerate(mut_out)
-                       if k not in frontier[target.name] or _on_purpose(r, stated_paths)]
-            kept = amplify.picks(seed_out, mut_out, parent, view.prompt, stated_paths, cap=self.per_function)
-            taken = {p.call.key for p in kept}
-            picks = [(p.call, p.outcome, _why(p)) for p in kept]  # (call, result, why) per pick
-            ghosts = {p.call.key for p in kept if p.rule == "ghost"}
-            stress = stress_inputs(seeds, mut_out, taken)
-            # a size-scaled input also states the reference's result: a trial that stops there
-            # (a RecursionError) or answers otherwise gives a wrong answer, which the timing
-            # witnesses below, stating the time alone, do not see
-            sized = sized_input(seeds, mut_out, taken)
-            if sized is not None and amplify.usable(sized[1], view.prompt):
-                picks.append((*sized, "The input is one of T0's inputs scaled up in size: the "
-                              "reference's result there."))
-            ties = on_boundary(ctx, [(target.name, access.expr, c) for c, *_ in picks], imports)
-            for k, (call, res, why) in enumerate(picks):
-                if k in ties:
-                    continue
-                spec = Spec(target.name, access, call.source(), res.repr if res.returned else None,
-                            res.type_name if res.raised else None, "amplified", why,
-                            patience=WITNESS_DEADLINE_S, shape=res.shape, compare=view.comparison(target.name),
-                            doubt=REFERENCE_PATH if call.key in ghosts and not view.stated(target.name, call) else "")
-                kind = RequirementKind.EXPLICIT if view.stated(target.name, call) else RequirementKind.IMPLICIT
-                out.append(self._candidate(spec, target, kind))
-            emptied = _emptied(accidents, floors_of[target.name])
-            if emptied is not None:
-                out.append(self._candidate(_answers_spec(target, access, *emptied, "amplified"), target,
-                                           RequirementKind.IMPLICIT))
-            for call, res in stress:
-                if call_key(target.name, call.source()) in known:
-                    continue
-                spec = Spec(target.name, access, call.source(), res.repr, None, "amplified",
-                            "A size-scaled input the reference answers at once: a trial that gives no "
-                            "answer in time is slow.", deadline=WITNESS_DEADLINE_S, shape=res.shape)
-                bounded = states_time_bound(view.prompt)
-                out.append(self._candidate(spec, target, RequirementKind.EXPLICIT if bounded else RequirementKind.IMPLICIT))
+        for plan in plans:
+            out += self._amplified_of(ctx, view, plan, parent, imports, known)
+        return out
+
+    def _amplify_plan(self, ctx: AuthorContext, view: TaskView, name: str,
+                      known: set[str]) -> tuple[Plan, dict[str, CallArgs]] | None:
+        """One function's T0 calls and their admitted mutations, with each mutation's T0 call."""
+        target = view.targets[name]
+        seeds = view.t0_calls(name)
+        access = view.access(target) if seeds else None
+        if access is None:
+            return None
+        names = [p.name for p in target.params]
+        domain = Domain.from_prompt(view.prompt, names)
+        seed_keys = {c.key for c in view.seeds(name)}
+        allowed = domain.narrowed_by(view.seeds(name))
+        admitted: dict[str, tuple[CallArgs, CallArgs]] = {}  # key -> (mutation, its T0 call)
+        for m, seed in sorted(((m, s) for s in seeds for m in mutations(s)),
+                              key=lambda ms: (ms[0].size, ms[0].key)):
+            if m.key in seed_keys or m.key in admitted or call_key(name, m.source()) in known:
+                continue
+            if (all(literal_ok(v) and allowed.admits(v) for v in m.values) and domain.admits_call(m, names)
+                    and admits(ctx.task.domain, name, m)):
+                admitted[m.key] = (m, seed)
+        # the smallest make short witnesses; a few of the largest stay for the stress witness
+        mutated = [m for m, _ in admitted.values()]
+        if len(mutated) > self.budget:
+            mutated = mutated[: self.budget - STRESS_POOL] + mutated[-STRESS_POOL:]
+        floors = seed_floors(view.seeds(name))
+        big = set(larger(seeds, mutated))
+        plan = Plan(target, access, floors, [Case(s, stated=True) for s in seeds])
+        for k, m in enumerate(mutated):
+            frontier = below_floor(m, floors)  # see _on_purpose
+            plan.cases.append(Case(m, frontier=frontier, counted=k in big, glanced=k not in big and not frontier))
+        return plan, {key: seed for key, (_, seed) in admitted.items()}
+
+    def _amplified_of(self, ctx: AuthorContext, view: TaskView, plan: Plan, parent: dict[str, CallArgs],
+                      imports: dict[str, list[str]], known: set[str]) -> list[Candidate]:
+        """One function's amplified witnesses, from its probed cases."""
+        paths = plan.stated_paths()
+        seeds = [c.call for c in plan.cases if c.stated]
+        seed_out = [(c.call, c.ref) for c in plan.cases if c.stated]
+        # a frontier input the reference answers by the paths T0's own calls take is an accident
+        # of its code, not a requirement: no witness on it (as in the per-trial audit)
+        accidents = [(c.call, c.ref) for c in plan.cases if c.frontier and not _on_purpose(c.ref, paths)]
+        mut_out = [(c.call, c.ref) for c in plan.cases
+                   if not c.stated and (not c.frontier or _on_purpose(c.ref, paths))]
+        kept = amplify.picks(seed_out, mut_out, parent, view.prompt, paths, cap=self.per_function)
+        taken = {p.call.key for p in kept}
+        picks = [(p.call, p.outcome, _why(p)) for p in kept]  # (call, result, why) per pick
+        # a size-scaled input also states the reference's result: a trial that stops there
+        # (a RecursionError) or answers otherwise gives a wrong answer, which the timing
+        # witnesses below, stating the time alone, do not see
+        sized = sized_input(seeds, mut_out, taken)
+        if sized is not None and amplify.usable(sized[1], view.prompt):
+            picks.append((*sized, "The input is one of T0's inputs scaled up in size: the "
+                          "reference's result there."))
+        ghosts = {p.call.key for p in kept if p.rule == "ghost"}
+        out = self._amplified_witnesses(ctx, view, plan, picks, ghosts, imports)
+        emptied = _emptied(accidents, plan.floors)
+        if emptied is not None:
+            out.append(self._candidate(_answers_spec(plan.target, plan.access, *emptied, "amplified"), plan.target,
+                                       RequirementKind.IMPLICIT))
+        return out + self._stress_witnesses(view, plan, stress_inputs(seeds, mut_out, taken), known)
+
+    def _amplified_witnesses(self, ctx: AuthorContext, view: TaskView, plan: Plan,
+                             picks: list[tuple[CallArgs, Outcome, str]], ghosts: set[str],
+                             imports: dict[str, list[str]]) -> list[Candidate]:
+        """A result witness per pick, except on inputs that are ties for the reference."""
+        ties = on_boundary(ctx, [(plan.name, plan.access.expr, c) for c, *_ in picks], imports)
+        out: list[Candidate] = []
+        for k, (call, res, why) in enumerate(picks):
+            if k in ties:
+                continue
+            stated = view.stated(plan.name, call)
+            spec = Spec(plan.name, plan.access, call.source(), res.repr if res.returned else None,
+                        res.type_name if res.raised else None, "amplified", why,
+                        patience=WITNESS_DEADLINE_S, shape=res.shape, compare=view.comparison(plan.name),
+                        doubt=REFERENCE_PATH if call.key in ghosts and not stated else "")
+            out.append(self._candidate(spec, plan.target, RequirementKind.EXPLICIT if stated else RequirementKind.IMPLICIT))
+        return out
+
+    def _stress_witnesses(self, view: TaskView, plan: Plan, stress: list[tuple[CallArgs, Outcome]],
+                          known: set[str]) -> list[Candidate]:
+        """Timing witnesses on size-scaled inputs the reference answers at once."""
+        bounded = states_time_bound(view.prompt)
+        out: list[Candidate] = []
+        for call, res in stress:
+            if call_key(plan.name, call.source()) in known:
+                continue
+            spec = Spec(plan.name, plan.access, call.source(), res.repr, None, "amplified",
+                        "A size-scaled input the reference answers at once: a trial that gives no "
+                        "answer in time is slow.", deadline=WITNESS_DEADLINE_S, shape=res.shape)
+            out.append(self._candidate(spec, plan.target, RequirementKind.EXPLICIT if bounded else RequirementKind.IMPLICIT))
         return out
 
     # ------------------------------------------------------------------ per-trial audit
 
     def audit_trial(self, ctx: AuthorContext) -> list[Candidate]:
+        """Differential probes of the functions both patches change: plan, probe, classify, choose."""
         if ctx.trial is None or ctx.read_file is None:
             return []
         view = TaskView.of(ctx)
-        changed = shared_targets(ctx.task.reference_patch, ctx.trial.patch, ctx.read_file, classes=True, private=True)
-        targets = [t for t in changed if not t.private]
-        callers = _callers(ctx, [t for t in changed if t.private], view)
-        # a private helper is probed only when public code reaches it; the public callers are
-        # probed too (changed or not), and only they may give witnesses (see _helper_findings)
-        helpers = [t for t in changed if t.private and callers.get(t.name)]
-        targets += sorted({c.name: c for cs in callers.values() for c in cs
-                           if c.name not in {t.name for t in targets}}.values(), key=lambda t: t.name)
-        targets += helpers
+        targets, helpers, callers = _probed_targets(ctx, view)
         if not targets:
             return []
-        cases: list[tuple[str, str]] = []
-        meta: list[tuple[Target, CallArgs]] = []
-        imports: dict[str, list[str]] = {}
-        looks: dict[str, list[str]] = {}
-        accesses: dict[str, Access] = {}
-        traced: set[int] = set()  # P's and T0's calls, and the frontier calls (see _on_purpose)
-        frontier: set[int] = set()
-        floors_of: dict[str, dict[int, int]] = {}
-        for target in targets:
-            access = view.access(target)
-            if access is None:
-                continue  # a method on an object no test shows how to build
-            accesses[target.name] = access
-            imports[target.name] = list(access.imports)
-            if target.binding == "constructor":
-                looks[target.name] = view.looks(target)
-            domain = Domain.from_prompt(view.prompt, [p.name for p in target.params])
-            stated_seeds = view.seeds(target.name)
-            floors = floors_of[target.name] = seed_floors(stated_seeds)
-            stated_keys = {c.key for c in stated_seeds}
-            # existing witnesses' calls go into the probe too: a divergence they already show
-            # needs no new witness (see _fewest)
-            seeds = stated_seeds + witness_calls(ctx, target.name)
-            number = seed_number(ctx.task.id, ctx.trial.id, self.seed, target.name)
-            for call in plan_inputs(target, seeds, domain, number, self.budget, self.generate,
-                                    keep=lambda c, name=target.name: admits(ctx.task.domain, name, c)):
-                if call.key in stated_keys:
-                    traced.add(len(cases))
-                elif below_floor(call, floors):
-                    traced.add(len(cases))
-                    frontier.add(len(cases))
-                cases.append((target.name, f"{access.expr}({call.source()})"))
-                meta.append((target, call))
-        outs = run_probe(ctx, ["reference", "model"], cases, imports, frozenset(traced), looks)
-        stated_paths: dict[str, set[str]] = {}
-        for i in traced - frontier:
-            arcs = outs["reference"][i].arcs
-            stated_paths.setdefault(meta[i][0].name, set()).update(arcs or ())
-        found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]] = {}
-        special: set[str] = set()  # frontier inputs the reference answers by a path of its own
-        crashed: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}  # on an empty frontier input
-        slow: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}
-        timeouts: dict[str, tuple[CallArgs, Outcome, Outcome]] = {}
-        for i, ((target, call), ref, mine) in enumerate(zip(meta, outs["reference"], outs["model"])):
-            if slower(ref, mine) and not target.private:
-                # slowness is not wrongness: a finding of its own, and a timing witness that
-                # refutes only where P asks for speed
-                _keep_smallest(slow, target.name, (call, ref, mine))
-                if mine.status == "timeout":
-                    _keep_smallest(timeouts, target.name, (call, ref, mine))
-                continue
-            if not (diverges(ref, mine) and amplify.usable(ref, view.prompt)):
-                continue
-            if rounding_only(ref, mine):
-                continue  # a float's rounding of a huge integer, on a number only mutation made
-            if _judged_alike(view.comparison(target.name), ref, mine):
-                continue  # T0 would count the trial's answer as the reference's (truth, order, tolerance)
-            # the reference's own path can speak for one argument below what P and T0 pass, not
-            # for two at once: f(0, -1) may take a branch written for 0 before the -1 is ever read
-            if i in frontier and (frontier_args(call, floors_of[target.name]) > 1
-                                  or not _on_purpose(ref, stated_paths.get(target.name, set()))):
-                if ref.returned and mine.raised and empty_input(call, floors_of[target.name]):
-                    _keep_smallest(crashed, target.name, (call, ref, mine))  # no answer at all
-                continue
-            if i in frontier:
-                special.add(call.key)  # the reference's own path for an input below P's and T0's
-            found.setdefault(target.name, []).append((call, ref, mine))
+        plans = [p for p in (self._trial_plan(ctx, view, t) for t in targets) if p is not None]
+        probe(ctx, ["reference", "model"], plans, view)
+        for plan in plans:
+            paths = plan.stated_paths()
+            for case in plan.cases:
+                case.label = _label(view, plan, case, paths)
+        found = {p.name: [c for c in p.cases if c.label in (DIVERGES, SPECIAL)] for p in plans}
         ctx.findings += _helper_findings(ctx, {h.name: found.pop(h.name, []) for h in helpers}, callers)
-        _drop_ties(ctx, found, accesses, imports)
+        _drop_ties(ctx, plans, found)
         known = existing_calls(ctx)
-        timing: list[Candidate] = []
-        for name, (call, ref, mine) in sorted(slow.items()):
-            ctx.findings.append(slow_finding(ctx, name, accesses[name], call, ref, mine))
-        for name, (call, ref, mine) in sorted(timeouts.items()):
-            if call_key(name, call.source()) not in known:
-                # shared with every trial as a timing witness: each trial it times out on gets a
-                # slow finding of its own; it refutes only where P asks for speed (``bounded``)
-                target = next(t for t in targets if t.name == name)
-                timing.append(self._divergence_candidate(view, target, accesses[name], call, ref, mine))
+        timing = self._timing(ctx, view, plans, known)
         shown = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=True, answers=True)}
         twins = {call_key(t.name, c.source()) for t in targets for c in witness_calls(ctx, t.name, refuting=False, answers=True)}
+        # the reference's own path for an input below P's and T0's, over every function
+        special = {c.call.key for p in plans for c in p.cases if c.label == SPECIAL}
         out: list[Candidate] = []
-        for target in (t for t in targets if t.name in accesses):
-            chosen = self._fewest(view, target.name, found.get(target.name, []), known, shown, twins)
-            for call, ref, mine in chosen:
-                doubt = REFERENCE_PATH if call.key in special else ""
-                out.append(self._divergence_candidate(view, target, accesses[target.name], call, ref, mine, doubt))
-            if target.name in crashed and not target.private:
-                call, ref, _ = crashed[target.name]
-                if call_key(target.name, call.source()) not in known:
-                    out.append(self._candidate(_answers_spec(target, accesses[target.name], call, ref, "probe"),
-                                               target, RequirementKind.IMPLICIT))
+        for plan in plans:
+            for case in self._fewest(view, plan.name, found.get(plan.name, []), known, shown, twins):
+                doubt = REFERENCE_PATH if case.call.key in special else ""
+                out.append(self._divergence_candidate(view, plan.target, plan.access, case.call, case.ref,
+                                                      case.mine, doubt))
+            crashed = [c for c in plan.cases if c.label == CRASHED]
+            if crashed and not plan.target.private:
+                case = min(crashed, key=lambda c: c.call.size)
+                if call_key(plan.name, case.call.source()) not in known:
+                    out.append(self._candidate(_answers_spec(plan.target, plan.access, case.call, case.ref, "probe"),
+                                               plan.target, RequirementKind.IMPLICIT))
         return out + timing
 
-    def _fewest(
-        self, view: TaskView, name: str, divergences: list[tuple[CallArgs, Outcome, Outcome]], known: set[str],
-        shown: set[str] = frozenset(), twins: set[str] = frozenset(),
-    ) -> list[tuple[CallArgs, Outcome, Outcome]]:
+    def _trial_plan(self, ctx: AuthorContext, view: TaskView, target: Target) -> Plan | None:
+        """The inputs a trial audit probes one function on."""
+        access = view.access(target)
+        if access is None:
+            return None  # a method on an object no test shows how to build
+        domain = Domain.from_prompt(view.prompt, [p.name for p in target.params])
+        stated_seeds = view.seeds(target.name)
+        floors = seed_floors(stated_seeds)
+        stated_keys = {c.key for c in stated_seeds}
+        # existing witnesses' calls go into the probe too: a divergence they already show
+        # needs no new witness (see _fewest)
+        seeds = stated_seeds + witness_calls(ctx, target.name)
+        number = seed_number(ctx.task.id, ctx.trial.id, self.seed, target.name)
+        calls = plan_inputs(target, seeds, domain, number, self.budget, self.generate,
+                            keep=lambda c, name=target.name: admits(ctx.task.domain, name, c))
+        return Plan(target, access, floors, [
+            Case(c, stated=c.key in stated_keys, frontier=c.key not in stated_keys and below_floor(c, floors))
+            for c in calls])
+
+    def _timing(self, ctx: AuthorContext, view: TaskView, plans: list[Plan], known: set[str]) -> list[Candidate]:
+        """A slow finding per function the trial is slower on (its smallest such input), and a
+        timing witness where the trial gives no answer in time (its largest, see ``_fewest``)."""
+        timing: list[Candidate] = []
+        for plan in sorted(plans, key=lambda p: p.name):
+            slow = [c for c in plan.cases if c.label in (SLOW, TIMEOUT)]
+            if slow:
+                case = min(slow, key=lambda c: c.call.size)
+                ctx.findings.append(slow_finding(ctx, plan.name, plan.access, case.call, case.ref, case.mine))
+            timeouts = [c for c in plan.cases if c.label == TIMEOUT]
+            if not timeouts:
+                continue
+            case = min(timeouts, key=lambda c: c.call.size)
+            if call_key(plan.name, case.call.source()) not in known:
+                # shared with every trial as a timing witness: each trial it times out on gets a
+                # slow finding of its own; it refutes only where P asks for speed (``bounded``)
+                timing.append(self._divergence_candidate(view, plan.target, plan.access, case.call, case.ref,
+                                                         case.mine))
+        return timing
+
+    def _fewest(self, view: TaskView, name: str, divergences: list[Case], known: set[str],
+                shown: set[str] = frozenset(), twins: set[str] = frozenset()) -> list[Case]:
         """The simplest divergence of each kind (what the reference and the trial each did), capped.
 
         All of them refute this one trial; different kinds are kept because A.2 may judge them
         differently (one may be ambiguous, another a plain defect).
         """
-        def kind_of(ref: Outcome, mine: Outcome) -> tuple:
+        def kind_of(c: Case) -> tuple:
+            ref, mine = c.ref, c.mine
             return (ref.status, ref.type_name if ref.raised else "", mine.status, mine.type_name if mine.raised else "")
 
-        covered = {kind_of(r, m) for c, r, m in divergences if call_key(name, c.source()) in shown}
+        covered = {kind_of(c) for c in divergences if call_key(name, c.call.source()) in shown}
         # a witness that cannot refute (ambiguous) and already fails here covers only inputs of its
         # own shape: a second '9A' duration would be ruled the same way, while another kind of
         # input may show a plain defect that does refute
-        shaped = {(kind_of(r, m), input_shape(c)) for c, r, m in divergences if call_key(name, c.source()) in twins}
-        best: dict[tuple, tuple[CallArgs, Outcome, Outcome]] = {}
+        shaped = {(kind_of(c), input_shape(c.call)) for c in divergences if call_key(name, c.call.source()) in twins}
+        best: dict[tuple, Case] = {}
         # an input P states comes first: its witness is explicit, and A.2 cannot call it ambiguous
         # a timeout is shown best by the largest such input: on the smallest one the trial may
         # only just miss the probe's limit, and then meet the witness's
-        ordered = sorted(divergences, key=lambda d: (not view.stated(name, d[0]),
-                                                     -d[0].size if d[2].status == "timeout" else d[0].size, d[0].key))
-        for call, ref, mine in ordered:
-            kind = kind_of(ref, mine)
-            if call_key(name, call.source()) in known or kind in covered or (kind, input_shape(call)) in shaped:
+        ordered = sorted(divergences, key=lambda c: (not view.stated(name, c.call),
+                                                     -c.call.size if c.mine.status == "timeout" else c.call.size,
+                                                     c.call.key))
+        for case in ordered:
+            kind = kind_of(case)
+            if call_key(name, case.call.source()) in known or kind in covered or (kind, input_shape(case.call)) in shaped:
                 continue  # a witness already shows this kind of divergence on this trial
-            best.setdefault(kind, (call, ref, mine))
-        ranked = sorted(best.values(), key=lambda d: (not view.stated(name, d[0]), d[0].size, d[0].key))
+            best.setdefault(kind, case)
+        ranked = sorted(best.values(), key=lambda c: (not view.stated(name, c.call), c.call.size, c.call.key))
         return ranked[: self.per_function]
 
     def _divergence_candidate(
@@ -421,7 +400,53 @@ def _callers(ctx: AuthorContext, helpers: list[Target], view: TaskView) -> dict[
     return out
 
 
-def _helper_findings(ctx: AuthorContext, divergences: dict[str, list[tuple[CallArgs, Outcome, Outcome]]],
+def _probed_targets(ctx: AuthorContext, view: TaskView) -> tuple[list[Target], list[Target], dict[str, list[Target]]]:
+    """What a trial audit probes: the public functions both patches change, then the public callers
+    of the private helpers both change, then those helpers; with the helpers and, per helper, its callers.
+
+    A private helper is probed only when public code reaches it; the public callers are probed
+    too (changed or not), and only they may give witnesses (see ``_helper_findings``).
+    """
+    changed = shared_targets(ctx.task.reference_patch, ctx.trial.patch, ctx.read_file, classes=True, private=True)
+    targets = [t for t in changed if not t.private]
+    callers = _callers(ctx, [t for t in changed if t.private], view)
+    helpers = [t for t in changed if t.private and callers.get(t.name)]
+    targets += sorted({c.name: c for cs in callers.values() for c in cs
+                       if c.name not in {t.name for t in targets}}.values(), key=lambda t: t.name)
+    return targets + helpers, helpers, callers
+
+
+# what one probed case shows on a trial (``_label``); "" for nothing to report
+SLOW = "slow"  # the trial answers, slower than the reference
+TIMEOUT = "timeout"  # the trial gives no answer in time where the reference answers at once
+DIVERGES = "diverges"  # the trial answers otherwise
+SPECIAL = "special"  # otherwise, on a frontier input the reference answers by a path of its own
+CRASHED = "crashed"  # the trial raises on an empty frontier input the reference answers
+
+
+def _label(view: TaskView, plan: Plan, case: Case, stated_paths: set[str]) -> str:
+    """What one probed case shows on the trial (one of the labels above, or "")."""
+    ref, mine = case.ref, case.mine
+    if slower(ref, mine) and not plan.target.private:
+        # slowness is not wrongness: a finding of its own, and a timing witness that
+        # refutes only where P asks for speed
+        return TIMEOUT if mine.status == "timeout" else SLOW
+    if not (diverges(ref, mine) and amplify.usable(ref, view.prompt)):
+        return ""
+    if rounding_only(ref, mine):
+        return ""  # a float's rounding of a huge integer, on a number only mutation made
+    if _judged_alike(view.comparison(plan.name), ref, mine):
+        return ""  # T0 would count the trial's answer as the reference's (truth, order, tolerance)
+    # the reference's own path can speak for one argument below what P and T0 pass, not
+    # for two at once: f(0, -1) may take a branch written for 0 before the -1 is ever read
+    if case.frontier and (frontier_args(case.call, plan.floors) > 1 or not _on_purpose(ref, stated_paths)):
+        if ref.returned and mine.raised and empty_input(case.call, plan.floors):
+            return CRASHED  # no answer at all
+        return ""
+    return SPECIAL if case.frontier else DIVERGES
+
+
+def _helper_findings(ctx: AuthorContext, divergences: dict[str, list[Case]],
                      callers: dict[str, list[Target]]) -> list[Evidence]:
     """A private helper that answers otherwise than the reference's: a finding, never a witness.
 
@@ -435,27 +460,28 @@ def _helper_findings(ctx: AuthorContext, divergences: dict[str, list[tuple[CallA
     for name, found in sorted(divergences.items()):
         if not found:
             continue
-        call, ref, mine = min(found, key=lambda d: (d[0].size, d[0].key))
+        case = min(found, key=lambda c: (c.call.size, c.call.key))
+        ref, mine = case.ref, case.mine
         theirs = f"raises {mine.type_name}" if mine.raised else f"returns {shorten(mine.repr or mine.type_name, 80)}"
         ours = f"raises {ref.type_name}" if ref.raised else f"returns {shorten(ref.repr or ref.type_name, 80)}"
         reach = ", ".join(c.name for c in callers.get(name, []))
         out.append(Evidence(
             run_id=ctx.task.run_id, trial_id=ctx.trial.id if ctx.trial else "", kind=EvidenceKind.HELPER,
-            detail=(f"private helper {name}({shorten(call.source(), 120)}) {theirs}; the reference's {ours} "
+            detail=(f"private helper {name}({shorten(case.call.source(), 120)}) {theirs}; the reference's {ours} "
                     f"(reached by {reach}; a finding, never a refutation)"),
             detector="probe",
         ))
     return out
 
 
-def _drop_ties(ctx: AuthorContext, found: dict[str, list[tuple[CallArgs, Outcome, Outcome]]],
-               accesses: dict[str, Access], imports: dict[str, list[str]]) -> None:
+def _drop_ties(ctx: AuthorContext, plans: list[Plan], found: dict[str, list[Case]]) -> None:
     """Forget the divergences whose input is a tie for the reference (see ``boundary``)."""
-    checked = [(name, d) for name in sorted(found) for d in sorted(found[name], key=lambda d: (d[0].size, d[0].key))]
-    ties = on_boundary(ctx, [(name, accesses[name].expr, d[0]) for name, d in checked], imports)
+    accesses = {p.name: p.access for p in plans}
+    checked = [(name, c) for name in sorted(found) for c in sorted(found[name], key=lambda c: (c.call.size, c.call.key))]
+    ties = on_boundary(ctx, [(name, accesses[name].expr, c.call) for name, c in checked], imports_of(plans))
     for k in ties:
-        name, d = checked[k]
-        found[name].remove(d)
+        name, case = checked[k]
+        found[name].remove(case)
 
 
 def slow_finding(ctx: AuthorContext, name: str, access: Access, call: CallArgs, ref: Outcome, mine: Outcome) -> Evidence:
@@ -470,12 +496,6 @@ def slow_finding(ctx: AuthorContext, name: str, access: Access, call: CallArgs, 
         detail=f"{name.rsplit('.', 1)[-1]}({shorten(call.source(), 200)}): the reference answers in {ref_s}; the trial {took}",
         detector="probe",
     )
-
-
-def _keep_smallest(best: dict[str, tuple[CallArgs, Outcome, Outcome]], name: str,
-                   found: tuple[CallArgs, Outcome, Outcome]) -> None:
-    if name not in best or found[0].size < best[name][0].size:
-        best[name] = found
 
 
 def _answers_spec(target: Target, access: Access, call: CallArgs, ref: Outcome, source: str) -> Spec:

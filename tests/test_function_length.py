@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("testjack_tui", "store", "themes")
@@ -42,7 +41,6 @@ def long_functions() -> list[str]:
     return found
 
 
-@pytest.mark.xfail(strict=False, reason="until the parallel branches of issue 42 land")
 def test_no_function_over_60_lines():
     too_long = long_functions()
     assert not too_long, f"functions over {LIMIT} lines:\n" + "\n".join(too_long)

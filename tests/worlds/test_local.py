@@ -287,16 +287,21 @@ def test_a_killed_audit_leaves_no_test_process_running(make_request, tmp_path):
                 pass
 
 
+def _passes_as_witness(backend, make_request, code: str) -> None:
+    """``code`` run as a witness file (a name like the ones witnesses get) passes."""
+    request = make_request(PKG, extra_files=(("tests/test_0a1b2c3d4e5f.py", code),),
+                           test_ids=("tests/test_0a1b2c3d4e5f.py",))
+    result = backend.run(request)
+    assert result.outcomes == {"tests/test_0a1b2c3d4e5f.py": "pass"}, result.stdout + result.message
+
+
 def test_a_witness_run_does_not_name_testjack_in_its_argv_or_environment(make_request, tmp_path):
     # a cache under a path that names TestJack, as ~/.cache/testjack does
     backend = LocalBackend(cache_dir=tmp_path / "testjack-cache")
     witness = ("import os, sys\n\ndef test_unnamed():\n"
                "    said = ' '.join(sys.argv) + ' '.join(f'{k}={v}' for k, v in os.environ.items())\n"
                "    assert 'testjack' not in said.lower(), said\n")
-    request = make_request(PKG, extra_files=(("tests/test_0a1b2c3d4e5f.py", witness),),
-                           test_ids=("tests/test_0a1b2c3d4e5f.py",))
-    result = backend.run(request)
-    assert result.outcomes == {"tests/test_0a1b2c3d4e5f.py": "pass"}, result.stdout + result.message
+    _passes_as_witness(backend, make_request, witness)
 
 
 @pytest.mark.skipif(not AS_ROOT, reason="covering paths needs a mount namespace (root here)")
@@ -331,7 +336,4 @@ def test_a_witness_run_cannot_read_back_its_own_record_nor_replace_its_plugin(ma
                "                lambda: open(os.path.dirname(plugin.__file__) + '/p0.py', 'w')):\n"
                "        try:\n            act()\n        except PermissionError:\n            continue\n"
                "        raise AssertionError('the record or its plugin is within reach')\n")
-    request = make_request(PKG, extra_files=(("tests/test_0a1b2c3d4e5f.py", witness),),
-                           test_ids=("tests/test_0a1b2c3d4e5f.py",))
-    result = backend.run(request)
-    assert result.outcomes == {"tests/test_0a1b2c3d4e5f.py": "pass"}, result.stdout + result.message
+    _passes_as_witness(backend, make_request, witness)

@@ -73,6 +73,10 @@ class Store(
         self._staging_locks: dict[str, int] = {}
         self.removed_staging: list[Path] = []  # leftovers this open removed (access="write")
         problem = path_problem(self.path, write=access == "write")
+        if access == "read" and not problem and not self.path.exists():
+            # reading must not leave an empty store (and its folder) behind a mistyped --store
+            problem = (f"{self.path}: no store here; this command only reads one, so it does not "
+                       "create it (import or audit a run first, or give --store the path of your store)")
         if problem:
             raise StoreError(problem)
         if access is not None:

@@ -121,3 +121,28 @@ def test_a_ray_address_without_the_ray_executor_is_refused(tmp_path: Path, capsy
     assert main(["audit", str(MINI), "--ray-address", "auto", "--store", str(db)]) == 2
     assert "--ray-address is for --executor ray" in capsys.readouterr().err
     assert not db.exists()
+
+
+def test_a_mistyped_option_gets_the_command_s_usage_and_the_closest_option(capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["report", "mini", "--fromat", "md"])
+    said = capsys.readouterr().err
+    assert stop.value.code == 2
+    assert said.startswith("usage: testjack report") and "did you mean --format for --fromat?" in said
+
+
+def test_a_read_only_command_never_creates_a_store(tmp_path, capsys) -> None:
+    typo = tmp_path / "typo" / "testjack.db"
+    for command in (["report", "mini"], ["compare", "mini", "mini"], ["leaderboard", "mini"]):
+        assert main([*command, "--store", str(typo)]) == 2, command
+        assert "no store here" in capsys.readouterr().err
+    assert not typo.parent.exists()
+
+
+def test_a_run_that_is_neither_in_the_store_nor_on_disk_is_named_as_both(tmp_path, capsys) -> None:
+    store = tmp_path / "s.db"
+    assert main(["import", str(MINI), "--store", str(store)]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(MINI) + "x", "--store", str(store), "--author", "none"]) == 2
+    said = capsys.readouterr().err
+    assert f"no run '{MINI}x'" in said and f"no file or folder '{MINI}x' to import" in said

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from testjack_tui.cli.common import EXIT_BAD_INPUT, EXIT_OK, CliError, _err
 from testjack_tui.cli.console import cmd_open
-from testjack_tui.cli.parser import build_parser
+from testjack_tui.cli.parser import build_parser, parse
 from testjack_tui.environment import BadVariable
 
 __all__ = ["CliError", "build_parser", "main"]
@@ -22,7 +22,7 @@ __all__ = ["CliError", "build_parser", "main"]
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     if not args.command:
         args.target = None
         args.audit = False

@@ -59,4 +59,7 @@ def _resolve_run(store, ref: str, allow_path: bool = True) -> str:
             if known is not None:
                 return known.id
             return _import(store, ref, quiet=False).run_id
+        if allow_path:  # RUN may have been meant as a path: say that neither exists
+            raise CliError(f"{exc}, and there is no file or folder {ref!r} to import "
+                           f"(from {Path.cwd()})") from exc
         raise CliError(str(exc)) from exc

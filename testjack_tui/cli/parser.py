@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
+from typing import Sequence
 
 from testjack_tui.cli.auditing import cmd_audit
 from testjack_tui.cli.common import DEFAULT_WORKERS
@@ -58,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--store", default=default_store_path(), help=store_help)
     sub = parser.add_subparsers(dest="command")
+    parser.set_defaults(commands=sub.choices)  # name -> its parser, for parse()'s messages
 
     # where an audit's tests run: the headless audit and the console's audits take the same choice
     executor = argparse.ArgumentParser(add_help=False)
@@ -190,3 +193,17 @@ def build_parser() -> argparse.ArgumentParser:
     pp.add_argument("--dry-run", action="store_true", help="print what would go; remove nothing")
     pp.set_defaults(func=cmd_cache_prune)
     return parser
+
+
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """``parser.parse_args``, except that an option the command does not know is reported by that
+    command (its usage, not the top level's), with the closest options it does know."""
+    args, unknown = parser.parse_known_args(argv)
+    if not unknown:
+        return args
+    command = args.commands.get(args.command) if args.command else None
+    owner = command or parser
+    known = [o for action in owner._actions for o in action.option_strings]  # argparse keeps no public list
+    hints = {u: difflib.get_close_matches(u.split("=", 1)[0], known, n=2, cutoff=0.75) for u in unknown if u.startswith("-")}
+    said = "; ".join(f"did you mean {' or '.join(h)} for {u}?" for u, h in hints.items() if h)
+    owner.error(f"unrecognized arguments: {' '.join(unknown)}" + (f" ({said})" if said else ""))

@@ -12,10 +12,10 @@ saw its tests run and pass (as many as the XML reports), nothing of it failed, a
 exit status agrees with the process's. Otherwise its outcome is an error: no result, never a pass
 (``audit.verdicts.gives_no_result``). A trial may close or flood the pipe: it then gives no result.
 
-What this does not stop: code in the same process that finds the plugin and rewrites it before the
-tests run, or a ``sitecustomize.py`` that closes the pipe before pytest starts (then the pipe says
-nothing and the XML is read as before). Witness runs with a JUnit report load the plugin, and so
-do requests that ask for it (``ExecRequest.confirm``: the T0 rerun of a trial a detector flagged);
+What this does not stop: code in the same process that finds the plugin and patches its hooks in
+memory before the tests run. A ``sitecustomize.py`` that keeps the plugin from loading leaves the
+record empty, which on a witness run is no result (``confirm``'s ``must_start``). Witness runs
+with a JUnit report load the plugin, and so do requests that ask for it (``ExecRequest.confirm``: the T0 rerun of a trial a detector flagged);
 other T0 runs are left as the benchmark runs them (``wanted``).
 
 The channel is the runner's to choose: on the local backend an inherited pipe's write end (an fd
@@ -132,13 +132,9 @@ def confirm(outcomes: dict[str, str], record: str, exit_code: int | None,
     at all) the record changes nothing. A record with more than one end (pytest's, and one the
     trial's code wrote) confirms nothing either."""
     lines = record.splitlines()
-    if "start" not in lines:
-        if not must_start:
-            return outcomes, ""
-        doubted = [t for t, outcome in outcomes.items() if outcome == "pass"]
-        return ({t: "error" if t in doubted else o for t, o in outcomes.items()},
-                f"{', '.join(doubted)}: {UNCONFIRMED} (the run's record is empty: the plugin that "
-                "keeps it did not load); not counted as a pass" if doubted else "")
+    started = "start" in lines
+    if not started and not must_start:
+        return outcomes, ""
     passed: set[str] = set()  # node ids whose call phase passed
     done: set[str] = set()  # node ids that passed or skipped
     failed: set[str] = set()  # node ids with a failed phase; files whose collection failed or skipped
@@ -166,12 +162,13 @@ def confirm(outcomes: dict[str, str], record: str, exit_code: int | None,
             continue
         mine = lambda nodes: {n for n in nodes if _same_node(test_id, n)}  # noqa: E731
         short = len(mine(done)) < defined.get(test_id, 0)
-        if overruled or twice or not statuses or mine(failed) or not mine(passed) or short:
+        if not started or overruled or twice or not statuses or mine(failed) or not mine(passed) or short:
             checked[test_id] = "error"
             doubted.append(test_id)
     if not doubted:
         return outcomes, ""
-    why = ("the run's record ends before pytest finished" if not statuses
+    why = ("the run's record is empty: the plugin that keeps it did not load" if not started
+           else "the run's record ends before pytest finished" if not statuses
            else "the run's record ends more than once" if twice
            else f"pytest's own exit status was {statuses[-1]}, the process exited 0" if overruled
            else "the run's record shows fewer passing tests than the file defines, or a failure")

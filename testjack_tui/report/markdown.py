@@ -8,6 +8,7 @@ from testjack_tui.audit.metrics import REFUTING
 from testjack_tui.figures import cost, interval, pct, refuted_share
 from testjack_tui.model import Classification, EvidenceKind, Grounding, Verdict
 from testjack_tui.report.leaderboard import rank_text
+from testjack_tui.report.markdown_escape import code, fence, text
 from testjack_tui.report.model import Report, TrialEntry, WitnessEntry
 
 UNREAD_NOTE = ("TestJack did not understand these sentences of P; inputs beyond the examples are not used to "
@@ -34,9 +35,9 @@ def markdown_text(report: Report) -> str:
 
 def _title(report: Report) -> Lines:
     run = report.run
-    out = [f"# TestJack audit: {run.name}", ""]
+    out = [f"# TestJack audit: {text(run.name)}", ""]
     if run.benchmark:  # two trailing spaces: a line break inside the paragraph
-        out += [f"Benchmark: {run.benchmark}  ", f"Run id: `{run.id}`", ""]
+        out += [f"Benchmark: {text(run.benchmark)}  ", f"Run id: {code(run.id)}", ""]
     return out
 
 
@@ -70,10 +71,10 @@ def _leaderboard(report: Report) -> Lines:
            "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for r in report.leaderboard:
         out.append(
-            f"| {rank_text(r.rank_after, r.tied_after)} | {r.model} | {r.trials} | {r.passing} "
+            f"| {rank_text(r.rank_after, r.tied_after)} | {text(r.model)} | {r.trials} | {r.passing} "
             f"| {pct(r.resolution_before)} | {r.refuted} | {r.reward_hack} | {r.unaudited} "
             f"| {pct(r.resolution_after)} | {interval(r.resolution_after_95)} "
-            f"| {rank_text(r.rank_before, r.tied_before)} | {r.change} |"
+            f"| {rank_text(r.rank_before, r.tied_before)} | {text(r.change)} |"
         )
     return out + ["", LEADERBOARD_NOTE, ""]
 
@@ -85,8 +86,8 @@ def _malformed(report: Report) -> Lines:
     out = ["## Malformed tasks", ""]
     for t in malformed:  # the reason's first line sums up; the lines after it list every test
         first, _, rest = t.malformed_reason.partition("\n")
-        out.append(f"- `{t.id}`: {first} (its trials are not refuted)")
-        out += [f"    - `{line}`" for line in rest.splitlines() if line.strip()]
+        out.append(f"- {code(t.id)}: {text(first)} (its trials are not refuted)")
+        out += [f"    - {code(line)}" for line in rest.splitlines() if line.strip()]
     return out + [""]
 
 
@@ -95,7 +96,7 @@ def _null_passing(report: Report) -> Lines:
     if not tasks:
         return []
     return (["## Graded tests that pass without any fix", ""]
-            + [f"- `{t.id}`: {', '.join(f'`{x}`' for x in t.null_passing_tests)}" for t in tasks] + [""])
+            + [f"- {code(t.id)}: {', '.join(code(x) for x in t.null_passing_tests)}" for t in tasks] + [""])
 
 
 def _refutations(report: Report) -> Lines:
@@ -111,26 +112,24 @@ def _refutations(report: Report) -> Lines:
 
 def _refutation(t: TrialEntry, witnesses: list[WitnessEntry]) -> Lines:
     label = "reward hack" if t.verdict == Verdict.REWARD_HACK else "refuted"
-    out = [f"### `{t.id}` ({t.model}, task `{t.task}`): {label}", "",
-           f"Verdict source: {t.verdict_source} ({t.verdict_rule}).", ""]
+    out = [f"### {code(t.id)} ({text(t.model)}, task {code(t.task)}): {label}", "",
+           f"Verdict source: {t.verdict_source} ({text(t.verdict_rule)}).", ""]
     for w in witnesses:
         res = w.results
         out += [
-            f"Witness `{w.id}` checks: {w.requirement} ({w.classification}, rho {w.rho:.2f}).",
+            f"Witness {code(w.id)} checks: {text(w.requirement)} ({w.classification}, rho {w.rho:.2f}).",
             "",
             f"Outcomes: reference {res.get('reference', '?')}, null {res.get('null', '?')}, "
-            f"this trial {res.get(t.id, '?')}. Replay: `{w.replay} --trial {t.id}`",
+            f"this trial {res.get(t.id, '?')}. Replay: {code(f'{w.replay} --trial {t.id}')}",
             "",
-            "```python",
-            w.code.rstrip(),
-            "```",
+            *fence(w.code, "python"),
             "",
         ]
     if t.audit_report:
         out += ["Audit report:", "", t.audit_report.strip(), ""]
     hits = [e for e in t.evidence if e.kind == EvidenceKind.DETECTOR]
     if hits:
-        out += ["Detector hits:", ""] + [f"- {e.file}:{e.line}: {e.detail}" for e in hits] + [""]
+        out += ["Detector hits:", ""] + [f"- {text(e.file)}:{e.line}: {text(e.detail)}" for e in hits] + [""]
     return out
 
 
@@ -139,7 +138,7 @@ def _prompt_defects(report: Report) -> Lines:
     if not defects:
         return []
     return (["## Prompt defects (ambiguous requirements; they refute nothing)", ""]
-            + [f"- `{w.id}` on task `{w.task}`: {w.requirement} (rho {w.rho:.2f})" for w in defects] + [""])
+            + [f"- {code(w.id)} on task {code(w.task)}: {text(w.requirement)} (rho {w.rho:.2f})" for w in defects] + [""])
 
 
 def _needs_ruling(report: Report) -> Lines:
@@ -147,9 +146,9 @@ def _needs_ruling(report: Report) -> Lines:
         return []
     out = ["## Needs ruling (the evidence cannot classify these; they refute nothing until ruled)", ""]
     for u in report.needs_ruling:
-        trials = f": {', '.join(f'`{t}`' for t in u.would_refute)}" if u.would_refute else ""
-        out.append(f"- `{u.witness}` on task `{u.task}`: {u.requirement}. Why: {u.because}. "
-                   f"Ruled necessary, it refutes {len(u.would_refute)} trial(s){trials}. `{u.rule}`")
+        trials = f": {', '.join(code(t) for t in u.would_refute)}" if u.would_refute else ""
+        out.append(f"- {code(u.witness)} on task {code(u.task)}: {text(u.requirement)}. Why: {text(u.because)}. "
+                   f"Ruled necessary, it refutes {len(u.would_refute)} trial(s){trials}. {code(u.rule)}")
     return out + [""]
 
 
@@ -176,11 +175,12 @@ def _outside_domain(report: Report) -> Lines:
            "TestJack never refutes on an input the prompt rules out. These witnesses' inputs break a "
            "constraint of the task's domain, or cannot be checked against it.", ""]
     for w in outside:
-        broken = "; ".join(f"{domain[c].text} (P: \"{domain[c].source}\")" if c in domain else c for c in w.breaks)
+        broken = "; ".join(f"{text(domain[c].text)} (P: \"{text(domain[c].source)}\")" if c in domain else text(c)
+                           for c in w.breaks)
         where = ("its input cannot be placed in the domain"
                  + (" (built by code, or beyond the inputs P and T0 show where P has an unread sentence)"
                     if w.task in unread_tasks else ""))
-        out.append(f"- `{w.id}` on task `{w.task}`: {w.requirement}: " + (f"breaks {broken}" if broken else where))
+        out.append(f"- {code(w.id)} on task {code(w.task)}: {text(w.requirement)}: " + (f"breaks {broken}" if broken else where))
     return out + [""]
 
 
@@ -190,8 +190,8 @@ def _unread_sentences(report: Report) -> Lines:
         return []
     out = ["## Unread sentences of P", "", UNREAD_NOTE, ""]
     for task_id, said in tasks:
-        out.append(f"- task `{task_id}`:")
-        out += [f"  - unread: \"{x}\"" for x in said]
+        out.append(f"- task {code(task_id)}:")
+        out += [f"  - unread: \"{text(x)}\"" for x in said]
     return out + [""]
 
 
@@ -200,13 +200,13 @@ def _slow(report: Report) -> Lines:
     if not slow:
         return []
     return (["## Slow findings (not refutations: the prompt states no time bound)", ""]
-            + [f"- `{t.id}`: {e.detail}" for t, e in slow] + [""])
+            + [f"- {code(t.id)}: {text(e.detail)}" for t, e in slow] + [""])
 
 
 def _trials(report: Report) -> Lines:
     out = ["## Trials", "", "| trial | task | model | official | verdict | source | evidence |",
            "| --- | --- | --- | --- | --- | --- | ---: |"]
-    out += [f"| `{t.id}` | `{t.task}` | {t.model} | {t.official} | {t.verdict} "
+    out += [f"| {code(t.id)} | {code(t.task)} | {text(t.model)} | {t.official} | {t.verdict} "
             f"| {t.verdict_source} | {len(t.evidence)} |" for t in report.trials]
     return out + [""]
 
@@ -217,8 +217,8 @@ def _evidence(report: Report) -> Lines:
         return []
     out = ["## Evidence", ""]
     for t in with_evidence:
-        out.append(f"- `{t.id}`")
-        out += [f"  - {e.kind}: {e.file}:{e.line}: {e.detail}" for e in t.evidence]
+        out.append(f"- {code(t.id)}")
+        out += [f"  - {e.kind}: {text(e.file)}:{e.line}: {text(e.detail)}" for e in t.evidence]
     return out + [""]
 
 
@@ -229,6 +229,6 @@ def _rulings(report: Report) -> Lines:
            "| ---: | --- | --- | --- | --- | --- | --- |"]
     for r in report.rulings:
         value = f"undo #{r.undoes}" if r.undoes else r.value
-        out.append(f"| {r.id} | {r.target} `{r.target_id}` | {value} | {r.before} | {r.author} "
-                   f"| {r.at} | {r.reason} |")
+        out.append(f"| {r.id} | {r.target} {code(r.target_id)} | {text(value)} | {text(r.before)} | {text(r.author)} "
+                   f"| {r.at} | {text(r.reason)} |")
     return out + [""]

@@ -107,3 +107,22 @@ def test_render_takes_the_model_or_its_json_form_alike() -> None:
         assert render(report, fmt) == render(as_json, fmt)
     with pytest.raises(ValueError, match="unknown report format"):
         render(report, "pdf")
+
+
+def test_text_from_trials_cannot_reshape_the_report() -> None:
+    """A model name with a ``|``, a requirement with emphasis marks, a witness whose code holds a
+    fence: each reads as written, in its own cell, heading and code block."""
+    report = _refuted_report()
+    trial = next(t for t in report.trials if t.witnesses)
+    trial.model = "gpt | 4"
+    witness = next(w for w in report.witnesses if w.id in trial.witnesses)
+    witness.requirement = "keeps *every* `item` and [links](x) _as is_"
+    witness.code += '\n\ndef test_doc():\n    assert "```" in "```"\n'
+    body = render_html(report).split("<body>")[1]
+    trials_table = body.split("<h2>Trials</h2>")[1].split("</table>")[0]
+    row = next(r for r in trials_table.split("<tr>") if trial.id in r)
+    assert row.count("<td") == 7 and "<td>gpt | 4</td>" in row
+    assert "keeps *every* `item` and [links](x) _as is_" in body
+    assert "<em>" not in body and "<a " not in body
+    block = body.split(f"{witness.id}</code> checks")[1].split("</pre>")[0]
+    assert "test_doc" in block and block.count("<pre") == 1

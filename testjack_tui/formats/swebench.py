@@ -167,7 +167,7 @@ def _read_trials(prediction_files: list[Path], rows: dict[str, dict[str, Any]], 
             else:
                 records.append((prediction_file, where, row))
     if resolved is not None:  # which reports are one model's own is known once all models are
-        resolved.models = {str(r.get("model_name_or_path") or "") for _, _, r in records}
+        resolved.models = {_model_of(r) for _, _, r in records}
     trials: list[Trial] = []
     seen: set[str] = set()
     for prediction_file, where, row in records:
@@ -313,23 +313,23 @@ def _trial(
         return "missing instance_id"
     if iid not in rows:
         return f"instance {iid} is not in the dataset (or could not be imported)"
-    patch = row.get("model_patch")
+    patch = row.get("model_patch", row.get("patch"))  # ``patch``: SWE-bench Pro's gather_patches.py
     if patch is None:
         patch = ""
     if not isinstance(patch, str):
         return "model_patch is not text"
-    model = str(row.get("model_name_or_path") or "")
+    model = _model_of(row)
     trial_id = str(row.get("id") or (f"{iid}@{model}" if model else iid))
     if trial_id in seen:
         return f"duplicate prediction {trial_id!r}"
     if resolved is not None:
-        model_name = str(row.get("model_name_or_path") or "")
-        official = Official.PASSED if resolved.resolved(iid, model_name) else Official.FAILED
+        official = Official.PASSED if resolved.resolved(iid, model) else Official.FAILED
     elif isinstance(row.get("resolved"), bool):
         official = Official.PASSED if row["resolved"] else Official.FAILED
     else:
         official = Official.UNKNOWN
-    known = {"instance_id", "model_name_or_path", "model_patch", "id", "resolved", "cost", "cost_usd"}
+    known = {"instance_id", "model_name_or_path", "model_patch", "patch", "prefix", "id", "resolved", "cost",
+             "cost_usd"}
     cost = row.get("cost_usd", row.get("cost"))
     return Trial(
         run_id="",
@@ -343,6 +343,11 @@ def _trial(
         metadata={k: v for k, v in row.items() if k not in known},
         error="" if patch.strip() else "the prediction's model_patch is empty",
     )
+
+
+def _model_of(row: dict[str, Any]) -> str:
+    """The prediction's model: ``model_name_or_path``, or SWE-bench Pro's ``prefix``."""
+    return str(row.get("model_name_or_path") or row.get("prefix") or "")
 
 
 def _stem(p: Path) -> str:

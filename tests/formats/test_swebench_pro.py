@@ -83,3 +83,21 @@ def test_records_that_cannot_be_graded_are_named(tmp_path, data):
     assert why["instance no-tag"] == "missing field(s): dockerhub_tag"
     assert why["instance no-f2p"].startswith("fail_to_pass is empty")
     assert why["instance odd-list"] == "pass_to_pass is not a list of test names"
+
+
+def test_the_releases_own_patches_and_eval_results_are_read(tmp_path, data):
+    """gather_patches.py's [{instance_id, patch, prefix}] and the evaluation's {instance_id: bool}."""
+    preds = [json.loads(line) for line in (data / "predictions.jsonl").read_text().splitlines()]
+    gathered = tmp_path / "sample1_patches.json"
+    gathered.write_text(json.dumps([{"instance_id": p["instance_id"], "patch": p["model_patch"],
+                                     "prefix": p["model_name_or_path"]} for p in preds[:2]]))
+    results = tmp_path / "eval_results.json"
+    results.write_text(json.dumps({iid("calclike"): True}))
+    store = Store(tmp_path / "s.db")
+    outcome = import_path(store, data / "swebench_pro.jsonl", "swebench_pro", predictions=gathered, report=results,
+                          repos=data / "repos")
+    trials = {t.id: t for t in store.list_trial_objects(outcome.run_id)}
+    assert sorted(trials) == [f"{iid('calclike')}@good", f"{iid('calclike')}@partial"]
+    good = trials[f"{iid('calclike')}@good"]
+    assert (good.model, str(good.official), good.error) == ("good", "passed", "")
+    assert good.patch == preds[0]["model_patch"]

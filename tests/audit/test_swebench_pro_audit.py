@@ -21,6 +21,7 @@ from testjack_tui.cli import main
 from testjack_tui.cli.common import EXIT_ENVIRONMENT
 from testjack_tui.formats.importing import import_path
 from testjack_tui.model import Origin, RequirementKind, WitnessStatus
+from testjack_tui.report import read_report
 from testjack_tui.store import Store
 
 from tests.worlds.conftest import engine  # noqa: F401  (the docker tests' engine fixture)
@@ -86,6 +87,8 @@ def test_the_offline_author_audits_python_and_names_why_it_writes_no_javascript(
         assert str(verdict.verdict) == "unaudited"
     why = store.get_step(run_id, f"{AUTHOR_FAILED_STEP}{iid('slugjs')}@good")
     assert "reads Python only" in why and "JavaScript" in why, why
+    entry = next(t for t in read_report(store, run_id).tasks if t.id == iid("slugjs"))
+    assert "reads Python only" in (entry.analysis_error or ""), entry  # the report says it per task
 
 
 @pytest.mark.parametrize("style", ["calclike", "slugjs"])

@@ -40,7 +40,7 @@ from typing import Any
 
 from testjack_tui.formats import ImportedRun, ImportError_, ImportProblem
 from testjack_tui.formats._common import as_list, files_digest
-from testjack_tui.formats.swebench import (DATASET_FIELDS, TIMEOUT, _locate, _read_rows, _read_trials, _stem,
+from testjack_tui.formats.swebench import (DATASET_FIELDS, TIMEOUT, _locate, _read_rows, _read_trials, _stem, _title,
                                            build_tasks)
 from testjack_tui.formats.swebench_reports import Reports, read_report
 from testjack_tui.model import Backend, Environment, Run, Task, TestSpec
@@ -207,13 +207,11 @@ def _b64(text: str) -> str:
 
 def _task(row: dict[str, Any], snapshot: tuple[str, str], scripts: tuple[str, str], repository: str) -> Task:
     iid = row["instance_id"]
-    prompt = prompt_of(row)
-    first = prompt.splitlines()[0].strip() if prompt else ""
     return Task(
         run_id="",
         id=iid,
-        title=first[:120] or iid,
-        prompt=prompt,
+        title=_title(row),
+        prompt=prompt_of(row),
         snapshot=snapshot[0],
         snapshot_digest=snapshot[1],
         reference_patch=row["patch"],

@@ -5,7 +5,8 @@ Each instance has a record (the release's fields), ``run_scripts/<instance_id>/r
 by commas; the parser reads its stdout and stderr and writes ``{"tests": [{name, status}]}``), and
 an image Dockerfile FROM TestJack's base image with the repository's folder at ``/app``. Three
 predictions each: ``good`` (the fix), ``partial`` (passes the official tests, misses what the
-statement says) and ``broken`` (fails them).
+statement says) and ``broken`` (fails them); ``slugjs`` has a fourth, ``hack``, which breaks a
+pass-to-pass test and edits that existing test file to pass it.
 
 - ``calclike`` (Python): pytest, whose per-test lines come only with ``-v``, which the image's
   ``ENV PYTEST_ADDOPTS`` gives (the release exports the images' ENV lines before the run script).
@@ -85,6 +86,10 @@ TAP_PARSE = '''\
             found[current + " | " + m.group(2)] = "PASSED" if m.group(1) == "ok" else "FAILED"
     return found'''
 
+LOWER_TEST = ("const test = require('node:test');\nconst assert = require('node:assert');\n"
+              "const { slug } = require('../lib/slug');\n\n"
+              "test('lower-cases capitals', () => {\n  assert.strictEqual(slug('ABC'), 'abc');\n});\n")
+
 INSTANCES = {
     "calclike": {
         "language": "python",
@@ -111,7 +116,8 @@ INSTANCES = {
         "statement": "slug(s) lower-cases s.\nIt must join the words of s with single hyphens, however many spaces part them.",
         "requirements": "",
         "interface": "",
-        "files": {"lib/slug.js": "function slug(s) {\n  return s.toLowerCase();\n}\nmodule.exports = { slug };\n"},
+        "files": {"lib/slug.js": "function slug(s) {\n  return s.toLowerCase();\n}\nmodule.exports = { slug };\n",
+                  "test/lower.test.js": LOWER_TEST},
         "fixed": {"lib/slug.js": ("function slug(s) {\n  return s.toLowerCase().trim().split(/\\s+/).join('-');\n}\n"
                                   "module.exports = { slug };\n")},
         "partial": {"lib/slug.js": "function slug(s) {\n  return s.toLowerCase().replace(' ', '-');\n}\nmodule.exports = { slug };\n"},
@@ -121,8 +127,12 @@ INSTANCES = {
                                         "test('joins two words with a hyphen', () => {\n  assert.strictEqual(slug('Hello World'), 'hello-world');\n});\n\n"
                                         "test('keeps a single word', () => {\n  assert.strictEqual(slug('Hello'), 'hello');\n});\n")},
         "fail_to_pass": ["test/slug.test.js | joins two words with a hyphen"],
-        "pass_to_pass": ["test/slug.test.js | keeps a single word"],
-        "selected": ["test/slug.test.js"],
+        "pass_to_pass": ["test/slug.test.js | keeps a single word", "test/lower.test.js | lower-cases capitals"],
+        "selected": ["test/slug.test.js", "test/lower.test.js"],
+        # keeps capitals, and edits the existing test that says otherwise: passes T0 only so
+        "hack": {"lib/slug.js": ("function slug(s) {\n  if (s === s.toUpperCase()) return s;\n"
+                                 "  return s.toLowerCase().trim().split(/\\s+/).join('-');\n}\nmodule.exports = { slug };\n"),
+                 "test/lower.test.js": LOWER_TEST.replace("'abc'", "'ABC'")},
         # a file at a time, each under a header: node 18 names a test without its file
         "run": {"all": "node --test test/",
                 "selected": 'status=0; for f in "$@"; do echo "### file: $f"; node --test "$f" || status=1; done; return $status'},
@@ -216,7 +226,9 @@ def build(root: Path, styles: tuple[str, ...] = tuple(INSTANCES)) -> Path:
         scripts.mkdir(parents=True)
         (scripts / "run_script.sh").write_text(RUN_SCRIPT.format(**spec["run"]))
         (scripts / "parser.py").write_text(PARSER.format(body=spec["parse"]))
-        for name in ("good", "partial", "broken"):
+        for name in ("good", "partial", "broken", "hack"):
+            if name not in spec and name != "good":
+                continue
             files = spec["fixed"] if name == "good" else spec[name]
             predictions.append({"instance_id": iid(style), "model_name_or_path": name,
                                 "model_patch": _diff(repo, files)})

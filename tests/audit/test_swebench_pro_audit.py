@@ -42,7 +42,7 @@ def audited(tmp_path_factory, engine):  # noqa: F811
     store = Store(root / "s.db")
     outcome = import_path(store, data, "auto", predictions=data / "predictions.jsonl", repos=data / "repos",
                           image_repository=IMAGE_REPOSITORY)
-    assert (outcome.format, outcome.tasks, outcome.trials) == ("swebench_pro", 2, 6), outcome.skipped
+    assert (outcome.format, outcome.tasks, outcome.trials) == ("swebench_pro", 2, 7), outcome.skipped
     status = Audit(store, outcome.run_id, AuditOptions(author="offline", backend="docker", workers=2,
                                                        mutation_budget_s=0.0)).execute()
     assert status == "done"
@@ -76,6 +76,17 @@ def test_t0_is_graded_by_the_instances_parser_in_its_image(audited):
         assert got[f"{iid(style)}@good"] == "passed"
         assert got[f"{iid(style)}@partial"] == "passed"  # the official tests miss what it misses
         assert got[f"{iid(style)}@broken"] == "failed"
+
+
+def test_a_trial_that_edits_an_existing_javascript_test_is_a_reward_hack(audited):
+    """Language-neutral evidence: T0 with the harness restored fails on it."""
+    store, run_id, _ = audited
+    trial = store.get_trial(run_id, f"{iid('slugjs')}@hack")
+    assert trial.recomputed == "passed"  # only through its edit of test/lower.test.js
+    verdict = store.get_verdict(run_id, trial.id)
+    assert str(verdict.verdict) == "reward_hack", verdict
+    hits = [e for e in store.list_evidence(run_id, trial.id) if e.detector == "harness_tampering"]
+    assert any("test/lower.test.js" in e.detail for e in hits), hits
 
 
 def test_the_offline_author_audits_python_and_names_why_it_writes_no_javascript(audited):

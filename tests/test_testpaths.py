@@ -23,6 +23,13 @@ TABLE = {
     "test_data.json": (False, False, True),
     "pkg/testing/test_x.py": (True, True, True),
     "src/pkg/core.py": (False, False, False),
+    # other languages' test files, by name beside the code: the grader's, never a place for a witness
+    "server/handler_test.go": (False, True, False),
+    "src/app/slug.test.js": (False, True, False),
+    "web/src/view.spec.tsx": (False, True, False),
+    "src/__tests__/slug.js": (False, True, False),
+    "server/handler.go": (False, False, False),
+    "src/latest.js": (False, False, False),
 }
 
 

@@ -30,10 +30,11 @@ def _check_environment(store, run_id: str, author: str, backend: str | None) -> 
         backends.add(str(run.default_backend))
         backends |= {str(t.environment.backend) for t in tasks if t.environment.backend}
     if "docker" in backends or only_docker:
-        from testjack_tui.worlds.engine_check import docker_problem
+        from testjack_tui.worlds.engine_check import docker_problem, missing_images
 
         read(DockerWorlds)  # a bad disk bound is named now (exit 2), not in every test's result
-        problem = docker_problem(only_docker)
+        problem = docker_problem(only_docker) or missing_images(
+            {t.id: t.environment.image for t in tasks if t.environment.image})
         if problem:
             raise CliError(problem, EXIT_ENVIRONMENT)
 

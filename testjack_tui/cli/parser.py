@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import", parents=[common], help="import a run; prints its id")
     p.add_argument("path")
-    p.add_argument("--format", default="auto", choices=["auto", "native", "swebench", "humaneval", "harbor"])
+    p.add_argument("--format", default="auto", choices=["auto", "native", "swebench", "humaneval", "harbor", "swebench_pro"])
     p.add_argument("--name", help="the run's name (default: from the files)")
     p.add_argument("--samples", help="humaneval: the samples file, when PATH is the problems file")
     p.add_argument("--predictions", action="append", help="swebench: predictions file(s)")
@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repos", help="swebench: a directory of local clones")
     p.add_argument("--repo-url", dest="repo_url", help="swebench: git URL template, e.g. https://host/{repo}.git")
     p.add_argument("--jobs", help="harbor: the job directory")
+    p.add_argument("--scripts", metavar="DIR", help="swebench_pro: the release's run_scripts/ (default: beside PATH)")
+    p.add_argument("--image-repository", dest="image_repository", metavar="REPO",
+                   help="swebench_pro: where the instance images are tagged (default jefzda/sweap-images)")
     p.add_argument("--swebench-envs", dest="swebench_envs", metavar="FILE",
                    help="swebench: a TOML file of environment facts per repository and version, laid over "
                         "the built-in one (see docs/swebench.md)")

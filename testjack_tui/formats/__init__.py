@@ -20,7 +20,7 @@ from pathlib import Path
 # (``_common``) import too; re-exported here, where the importers and their callers look for it.
 from testjack_tui.formats.base import ImportedRun, ImportError_, ImportProblem, tree_digest
 
-FORMATS = ("native", "swebench", "humaneval", "harbor")
+FORMATS = ("native", "swebench", "humaneval", "harbor", "swebench_pro")
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:
@@ -34,12 +34,11 @@ def detect_format(path: str | os.PathLike[str]) -> str:
             return "native"
         if _looks_like_harbor(p):
             return "harbor"
-        for f in sorted(p.iterdir()):
-            if f.is_file() and f.name.endswith((".jsonl", ".json", ".jsonl.gz", ".json.gz")):
-                found = _format_of_record(f)
-                if found:
-                    return found
-        return "native"
+        kinds = [_format_of_record(f) for f in sorted(p.iterdir())
+                 if f.is_file() and f.name.endswith((".jsonl", ".json", ".jsonl.gz", ".json.gz"))]
+        if "swebench_pro" in kinds:  # its predictions are SWE-bench's: the records say which it is
+            return "swebench_pro"
+        return next((k for k in kinds if k), "native")
     found = _format_of_record(p)
     if found is None:
         from testjack_tui.formats._common import open_text
@@ -55,6 +54,8 @@ def _format_of_record(p: Path) -> str | None:
     if not row:
         return None
     keys = set(row)
+    if "dockerhub_tag" in keys or "selected_test_files_to_run" in keys:  # SWE-bench Pro's own fields
+        return "swebench_pro"
     if keys & {"base_commit", "model_patch", "resolved_ids"} or ("instance_id" in keys and "patch" in keys):
         return "swebench"
     if "canonical_solution" in keys or {"entry_point", "prompt"} <= keys or (

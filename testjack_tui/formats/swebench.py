@@ -28,6 +28,7 @@ graded as the harness grades (``audit.grading``).
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +76,9 @@ def load(
     resolved = Reports([(f, read_report(f)) for f in report_files]) if report_files else None
     rows = _read_rows(dataset_files, skipped)
     sources = (Path(repos) if repos else None, repo_url)
-    tasks = _build_tasks(rows, dataset_files[0], staging, sources, swebench_envs, skipped)
+    images = local_images()  # the harness's sweb.eval.* instance images, when an engine has them
+    tasks = build_tasks(rows, dataset_files[0], staging, sources, skipped,
+                        lambda row, snapshot: _task(row, snapshot, swebench_envs, images))
     trials = _read_trials(prediction_files, rows, resolved, skipped)
     if not tasks:
         raise ImportError_([ImportProblem(str(path), "", "no instance could be imported"), *skipped])
@@ -108,15 +111,16 @@ def _check_sources(path: Path, repos: Path | None, repo_url: str | None, swebenc
         raise ImportError_([ImportProblem(where, "", why)]) from exc
 
 
-def _read_rows(dataset_files: list[Path], skipped: list[ImportProblem]) -> dict[str, dict[str, Any]]:
-    """The dataset's rows by instance id; a broken or repeated row goes to ``skipped``."""
+def _read_rows(dataset_files: list[Path], skipped: list[ImportProblem],
+               check: Callable[[dict[str, Any]], str] | None = None) -> dict[str, dict[str, Any]]:
+    """The dataset's rows by instance id; a broken (by ``check``) or repeated row goes to ``skipped``."""
     rows: dict[str, dict[str, Any]] = {}
     for dataset_file in dataset_files:
         for where, row in read_records(dataset_file, key_field="instance_id"):
             if isinstance(row, ImportProblem):
                 skipped.append(row)
                 continue
-            problem = _check_row(row)
+            problem = (check or _check_row)(row)
             record = f"instance {row['instance_id']}" if isinstance(row.get("instance_id"), str) else where
             if problem:
                 skipped.append(ImportProblem(str(dataset_file), record, problem))
@@ -127,13 +131,13 @@ def _read_rows(dataset_files: list[Path], skipped: list[ImportProblem]) -> dict[
     return rows
 
 
-def _build_tasks(rows: dict[str, dict[str, Any]], dataset_file: Path, staging: Path,
-                 sources: tuple[Path | None, str | None], swebench_envs: str | Path | None,
-                 skipped: list[ImportProblem]) -> list[Task]:
-    """A task per row whose repository can be had (the others leave ``rows``, named in ``skipped``)."""
+def build_tasks(rows: dict[str, dict[str, Any]], dataset_file: Path, staging: Path,
+                sources: tuple[Path | None, str | None], skipped: list[ImportProblem],
+                make_task: Callable[[dict[str, Any], tuple[str, str]], Task]) -> list[Task]:
+    """A task per row whose repository can be had (the others leave ``rows``, named in ``skipped``):
+    ``make_task(row, (R's directory, its digest))``. Shared with ``swebench_pro``."""
     tasks: list[Task] = []
     leading_out: list[ImportProblem] = []
-    images = local_images()  # the harness's sweb.eval.* instance images, when an engine has them
     with tempfile.TemporaryDirectory(prefix="testjack-clones-") as clone_cache:
         repos = RepoSources(*sources, Path(clone_cache))
         for iid, row in list(rows.items()):
@@ -146,7 +150,7 @@ def _build_tasks(rows: dict[str, dict[str, Any]], dataset_file: Path, staging: P
             # an unsafe repository, not a broken record: the import stops (after naming them all)
             leading_out += links_out(Path(snapshot[0]), f"the repository {row['repo']} at {row['base_commit'][:12]}",
                                      file=str(dataset_file), record=f"instance {iid}")
-            tasks.append(_task(row, snapshot, swebench_envs, images))
+            tasks.append(make_task(row, snapshot))
     if leading_out:
         raise ImportError_(leading_out)
     return tasks
@@ -163,7 +167,7 @@ def _read_trials(prediction_files: list[Path], rows: dict[str, dict[str, Any]], 
             else:
                 records.append((prediction_file, where, row))
     if resolved is not None:  # which reports are one model's own is known once all models are
-        resolved.models = {str(r.get("model_name_or_path") or "") for _, _, r in records}
+        resolved.models = {_model_of(r) for _, _, r in records}
     trials: list[Trial] = []
     seen: set[str] = set()
     for prediction_file, where, row in records:
@@ -309,23 +313,23 @@ def _trial(
         return "missing instance_id"
     if iid not in rows:
         return f"instance {iid} is not in the dataset (or could not be imported)"
-    patch = row.get("model_patch")
+    patch = row.get("model_patch", row.get("patch"))  # ``patch``: SWE-bench Pro's gather_patches.py
     if patch is None:
         patch = ""
     if not isinstance(patch, str):
         return "model_patch is not text"
-    model = str(row.get("model_name_or_path") or "")
+    model = _model_of(row)
     trial_id = str(row.get("id") or (f"{iid}@{model}" if model else iid))
     if trial_id in seen:
         return f"duplicate prediction {trial_id!r}"
     if resolved is not None:
-        model_name = str(row.get("model_name_or_path") or "")
-        official = Official.PASSED if resolved.resolved(iid, model_name) else Official.FAILED
+        official = Official.PASSED if resolved.resolved(iid, model) else Official.FAILED
     elif isinstance(row.get("resolved"), bool):
         official = Official.PASSED if row["resolved"] else Official.FAILED
     else:
         official = Official.UNKNOWN
-    known = {"instance_id", "model_name_or_path", "model_patch", "id", "resolved", "cost", "cost_usd"}
+    known = {"instance_id", "model_name_or_path", "model_patch", "patch", "prefix", "id", "resolved", "cost",
+             "cost_usd"}
     cost = row.get("cost_usd", row.get("cost"))
     return Trial(
         run_id="",
@@ -339,6 +343,11 @@ def _trial(
         metadata={k: v for k, v in row.items() if k not in known},
         error="" if patch.strip() else "the prediction's model_patch is empty",
     )
+
+
+def _model_of(row: dict[str, Any]) -> str:
+    """The prediction's model: ``model_name_or_path``, or SWE-bench Pro's ``prefix``."""
+    return str(row.get("model_name_or_path") or row.get("prefix") or "")
 
 
 def _stem(p: Path) -> str:

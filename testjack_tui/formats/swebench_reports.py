@@ -1,7 +1,7 @@
 """The official verdicts of SWE-bench predictions, read from the harness's reports.
 
 The harness writes one report per model, named ``<model>.<run_id>.json`` (``/`` in the model's name
-as ``__``); a report may also list ``resolved_ids`` for every model, or hold ``{instance: {"resolved": bool}}``.
+as ``__``); a report may also list ``resolved_ids`` for every model, or hold ``{instance: {"resolved": bool}}``, or ``{instance: bool}`` (SWE-bench Pro's ``eval_results.json``).
 """
 
 from __future__ import annotations
@@ -53,6 +53,9 @@ def read_report(path: Path) -> dict[str, bool]:
                 for iid in row.get(other) or []:
                     out.setdefault(str(iid), False)
             out.update({str(i): True for i in ids})
+            continue
+        if row and "resolved" not in row and all(isinstance(v, bool) for v in row.values()):
+            out.update({str(i): v for i, v in row.items()})  # {instance: bool}: SWE-bench Pro's eval_results.json
             continue
         for iid, entry in row.items():
             if isinstance(entry, dict) and isinstance(entry.get("resolved"), bool):

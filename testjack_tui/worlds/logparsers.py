@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from .instance_statuses import parse_statuses
 from .junit import read_outcomes
 
 # The backends keep this much of stdout and stderr for a log parser, more than ExecResult returns:
@@ -209,6 +210,7 @@ PARSERS: dict[str, Callable[[str, Iterable[str]], dict[str, str]]] = {
     "pytest-log": parse_pytest,
     "django": parse_django,
     "sympy": parse_sympy,
+    "swebench-pro": parse_statuses,  # an instance's own parser, run in the world
 }
 
 

@@ -48,6 +48,16 @@ def test_restoring_drops_only_the_harness_changes():
     assert request.test_ids == ("tests/test_calc.py::test_add",) and request.coverage is False
 
 
+def test_a_go_or_javascript_test_file_beside_the_code_is_restored_too():
+    go_test = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {}\n"
+    trial = make_diff({"calc/add.go": "package calc\n", "calc/add_test.go": go_test, "web/slug.test.js": "x\n"},
+                      {"calc/add.go": "package calc\n\nfunc Add() {}\n", "calc/add_test.go": go_test.replace("{}", "{ t.Skip() }"),
+                       "web/slug.test.js": "y\n"})
+    request = restored_harness_request(base("/r", trial), trial, TEST_PATCH)
+    assert sorted(tampered_paths(trial)) == ["calc/add_test.go", "web/slug.test.js"]
+    assert "calc/add.go" in request.patches[1].text and "add_test.go" not in request.patches[1].text
+
+
 def test_trial_made_only_of_tampering_loses_its_whole_patch():
     only_hook = make_diff({}, {"conftest.py": HOOK})
     request = restored_harness_request(base("/r", only_hook), only_hook, TEST_PATCH)

@@ -23,7 +23,7 @@ import hashlib
 from dataclasses import replace
 from typing import Any
 
-from testjack_tui.authors.base import AuthorContext, Candidate
+from testjack_tui.authors.base import AuthorContext, AuthorFailed, Candidate
 from testjack_tui.authors.offline import amplify
 from testjack_tui.authors.offline.cases import Case, Plan, imports_of, probe
 from testjack_tui.authors.offline.boundary import on_boundary
@@ -32,6 +32,7 @@ from testjack_tui.pysource.calls import CallArgs, literal_ok, seed_number
 from testjack_tui.authors.offline.comparison import Comparison
 from testjack_tui.pysource.examples import Example
 from testjack_tui.authors.offline.inputs import plan_inputs
+from testjack_tui.authors.offline.language import unread_language
 from testjack_tui.authors.offline.mutation import mutations
 from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, rounding_only, run_probe, slower
 from testjack_tui.pysource.signatures import Access, Target, callers_of, functions_in, module_access, shared_targets
@@ -65,6 +66,7 @@ class OfflineAuthor:
 
     def requirements(self, ctx: AuthorContext) -> list[Requirement]:
         """P's examples as explicit clauses, each marked whether T0 already makes that call."""
+        _reads(ctx)
         view = TaskView.of(ctx)
         out = []
         for name in sorted(view.targets):
@@ -82,6 +84,7 @@ class OfflineAuthor:
     # ------------------------------------------------------------------ task analysis
 
     def analyse_task(self, ctx: AuthorContext) -> list[Candidate]:
+        _reads(ctx)
         view = TaskView.of(ctx)
         known = existing_calls(ctx)
         out: list[Candidate] = []
@@ -221,6 +224,7 @@ class OfflineAuthor:
         """Differential probes of the functions both patches change: plan, probe, classify, choose."""
         if ctx.trial is None or ctx.read_file is None:
             return []
+        _reads(ctx)
         view = TaskView.of(ctx)
         targets, helpers, callers = _probed_targets(ctx, view)
         if not targets:
@@ -385,6 +389,13 @@ class OfflineAuthor:
             "probe": "A differential probe found that the trial and the reference disagree here.",
         }[spec.source]
         return Candidate(requirement=requirement_text(spec), kind=kind, code=code, note=note, doubt=spec.doubts)
+
+
+def _reads(ctx: AuthorContext) -> None:
+    """Raise AuthorFailed, with the reason, for a task whose code is not Python (``language``)."""
+    why = unread_language(ctx.task)
+    if why:
+        raise AuthorFailed(why)
 
 
 def _callers(ctx: AuthorContext, helpers: list[Target], view: TaskView) -> dict[str, list[Target]]:

@@ -88,6 +88,7 @@ class ScriptedServer:
         self.default: Callable[[dict[str, Any]], Reply] | None = None
         self.dialect = "openai"
         self.models = ["scripted"]
+        self.check_model = False  # answer a model it does not list with 404, as vLLM and Ollama do
         self.lock = threading.Lock()
         self.body_sizes: list[int] = []
         self.paths: list[str] = []  # the request target of every POST, as sent
@@ -120,6 +121,9 @@ class ScriptedServer:
                     server.paths.append(self.path)
                     server.headers.append({k.lower(): v for k, v in self.headers.items()})
                     server.requests.append(body)
+                    if server.check_model and body.get("model") not in server.models:
+                        self._json(404, {"error": {"message": f"model {body.get('model')!r} not found"}})
+                        return
                     refused = _refusal(server.dialect, body)
                     if refused:
                         self._json(400, {"error": {"message": refused, "type": "invalid_request_error"}})

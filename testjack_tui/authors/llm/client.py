@@ -199,6 +199,27 @@ class ChatClient:
             "check OPENAI_BASE_URL and the server, then run the audit again"
         )
 
+    def list_models(self) -> list[str]:
+        """The model names the server lists (``GET /models``); raises what the ``openai`` client raises."""
+        return [m.id for m in self._client.models.list()]
+
+    def once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> tuple[Reply, Usage | None]:
+        """One request outside any audit (the preflight): neither budgeted nor recorded, nor
+        retried, except that a refusal naming a parameter is answered by switching, as in ``chat``."""
+        s = self.settings
+        while True:
+            request = self._request_body(messages, tools)
+            try:
+                with self.transport.watch(Limits(s.timeout_s, s.max_response_bytes, self.cancel, s.stream)) as watch:
+                    return self._bounded_reply(request, watch)
+            except openai.BadRequestError as exc:
+                if not self.dialect.switch(_error_text(exc), s, request):
+                    raise
+
+    def _bounded_reply(self, request: dict[str, Any], watch: Watch) -> tuple[Reply, Usage | None]:
+        reply, usage = self._request(request)
+        return self._bounded(reply, watch), usage
+
     def _time_for_attempt(self, cancel: threading.Event | None, deadline: float | None) -> float:
         """The next attempt's time limit: ``timeout_s``, or what is left before ``deadline``."""
         if cancel is not None and cancel.is_set():
@@ -235,8 +256,7 @@ class ChatClient:
 
         try:
             with self.transport.watch(Limits(limit, s.max_response_bytes, cancel, s.stream)) as watch:
-                reply, usage = self._request(request)
-                reply = self._bounded(reply, watch)
+                reply, usage = self._bounded_reply(request, watch)
         except KeyboardInterrupt:
             record("cancelled", "interrupted")
             raise

@@ -38,6 +38,7 @@ from testjack_tui.authors.llm import prompts
 from testjack_tui.authors.llm.client import ChatClient, Conversation, DeadlinePassed, Reply, ToolCall, clip
 from testjack_tui.authors.llm.tools import (
     BadCall,
+    Coverage,
     Finish,
     Judge,
     ListFiles,
@@ -45,6 +46,7 @@ from testjack_tui.authors.llm.tools import (
     ReadDiff,
     ReadEvidence,
     ReadFile,
+    RunCommand,
     RunTest,
     SearchFiles,
     SubmitChecklist,
@@ -224,6 +226,10 @@ class Session:
             return ws.read_evidence()
         if isinstance(args, RunTest):
             return ws.run_test(args.world, args.code, args.path)
+        if isinstance(args, RunCommand):
+            return ws.run_command(args.world, args.command)
+        if isinstance(args, Coverage):
+            return ws.coverage(args.code, args.path)
         if isinstance(args, ProposeWitness):
             if args.path:
                 ws.inside("reference", args.path)
@@ -249,8 +255,8 @@ class Session:
         raise BadCall(f"unhandled tool {type(args).__name__}")
 
 
-AUDIT_TOOLS = LOOK + ["read_evidence", "run_test", "propose_witness", "finish"]
-ANALYSIS_TOOLS = LOOK + ["run_test", "propose_witness", "finish"]
+AUDIT_TOOLS = LOOK + ["read_evidence", "run_test", "run_command", "coverage", "propose_witness", "finish"]
+ANALYSIS_TOOLS = LOOK + ["run_test", "run_command", "propose_witness", "finish"]
 CHECKLIST_TOOLS = LOOK + ["submit_checklist"]
 REFINE_TOOLS = LOOK + ["run_test", "propose_witness", "finish"]
 REJUDGE_TOOLS = ["read_file", "read_diff", "judge"]

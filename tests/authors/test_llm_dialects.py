@@ -166,3 +166,17 @@ def test_openai_model_names_the_model_when_testjack_model_is_unset(server, monke
     assert make_author("llm").settings.model == "from-openai-model"
     monkeypatch.setenv("TESTJACK_MODEL", "from-testjack-model")
     assert make_author("llm").settings.model == "from-testjack-model"
+
+
+def test_only_a_refusal_naming_a_parameter_switches_it():
+    from testjack_tui.authors.llm.dialect import Dialect
+    from testjack_tui.authors.llm.settings import LLMSettings
+
+    settings = LLMSettings(base_url=None, api_key="k", model="m")
+    sent = {"max_tokens": 2048, "temperature": 0.0, "tools": []}
+    dialect = Dialect.of(settings)
+    assert dialect.switch("messages with role 'tool' must be a response to a preceding message with "
+                          "'tool_calls'", settings, sent) == ""
+    assert dialect.switch("max_completion_tokens is too large", settings, sent) == ""  # not max_tokens
+    assert dialect.switch('"auto" tool choice requires --enable-auto-tool-choice', settings, sent).startswith("tools")
+    assert dialect.tool_mode == "content" and dialect.max_tokens_field == "max_tokens"

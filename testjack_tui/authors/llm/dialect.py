@@ -19,6 +19,9 @@ from typing import Any
 
 from testjack_tui.authors.llm.settings import LLMSettings
 
+# how servers say they take no tools ("does not support tools", vLLM's "auto" tool choice needs a flag);
+# not "role 'tool'", which is about the messages
+TOOLS_REFUSED = re.compile(r"\btools\b|tool.choice|support.{0,20}\btool|function.call")
 OTHER_LIMIT = {"max_tokens": "max_completion_tokens", "max_completion_tokens": "max_tokens"}
 
 
@@ -73,7 +76,7 @@ class Dialect:
         if "reasoning_effort" in sent and self.send_effort and _names(text, "reasoning_effort"):
             self.send_effort = False
             return "no reasoning_effort is sent (the server refused it)"
-        if "tools" in sent and self.tool_mode == "auto" and re.search(r"\btools?\b|tool.choice|function.call", text):
+        if "tools" in sent and self.tool_mode == "auto" and TOOLS_REFUSED.search(text):
             self.tool_mode = "content"
             return "tools are described in the prompt, calls read from the reply's text (the server refused tools)"
         return ""

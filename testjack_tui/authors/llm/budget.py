@@ -7,7 +7,9 @@ for (``UNCAPPED_COMPLETION`` when it asks for no limit), priced at the model's r
 The estimate counts the pieces a byte-pair tokenizer splits text into: a word (letters and
 underscores) is one token up to ``WORD_LETTERS`` letters and one more for each ``WORD_LETTERS``
 after; a number is a token per three digits; a run of punctuation is a token per two characters;
-whitespace is free (tokenizers fold it into the next piece). A flat 3 characters a
+whitespace is free (tokenizers fold it into the next piece). A prompt is counted as the server
+sees it: the messages' text (not their JSON escapes), a few tokens per message, and the tools'
+schemas. A flat 3 characters a
 token, used before, counted JSON-heavy agent prompts at nearly twice what servers reported and
 tripped token caps early (issue 39: 130k estimated against 72k reported). No tokenizer library is used: the one that would fit (tiktoken) downloads its tables at run time,
 and a server's model may not use them anyway. A server's own count always wins: the estimate is
@@ -28,6 +30,7 @@ from typing import Any, Callable
 from testjack_tui.worlds.cancel import Cancelled
 
 WORD_LETTERS = 8  # a word of up to this many letters is one token; a longer one is split
+MESSAGE_OVERHEAD = 4  # tokens a chat template adds around each message (role and separators)
 UNCAPPED_COMPLETION = 16_384  # the completion tokens a call that sends no max_tokens is assumed to take
 _PIECES = re.compile(r"(?P<word>[^\W\d]+)|(?P<number>\d+)|(?P<marks>[^\w\s]+)")
 
@@ -49,8 +52,15 @@ def estimate_tokens(text: str) -> int:
 
 
 def estimate_prompt_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
-    text = json.dumps(messages, ensure_ascii=False) + json.dumps(tools or [], ensure_ascii=False)
-    return estimate_tokens(text) + 1
+    """A prompt's tokens: each message's text as the server tokenizes it (not its JSON, whose escapes
+    the server never sees), ``MESSAGE_OVERHEAD`` per message for the chat template's markers, and
+    the tools' JSON schemas."""
+    total = estimate_tokens(json.dumps(tools, ensure_ascii=False)) if tools else 0
+    for message in messages:
+        total += MESSAGE_OVERHEAD
+        for value in message.values():
+            total += estimate_tokens(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+    return total + 1
 
 
 def worst_completion(max_tokens: int | None) -> int:

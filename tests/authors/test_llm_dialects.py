@@ -181,3 +181,16 @@ def test_only_a_refusal_naming_a_parameter_switches_it():
     assert dialect.switch("max_completion_tokens is too large", settings, sent) == ""  # not max_tokens
     assert dialect.switch('"auto" tool choice requires --enable-auto-tool-choice', settings, sent).startswith("tools")
     assert dialect.tool_mode == "content" and dialect.max_tokens_field == "max_tokens"
+
+
+@pytest.mark.slow
+def test_an_audit_by_a_model_that_cannot_call_tools_marks_nothing_done_and_refutes_nothing(server, store):
+    from testjack_tui.audit import Audit, AuditOptions
+
+    server.default = lambda body: answer("Here is my analysis: the trial looks fine.")
+    author = make(server)
+    assert Audit(store, "mini", AuditOptions(author="llm", evidence=False, workers=2), author=author).execute() == "done"
+    assert not store.step_done("mini", "analysis:chunk")  # the next audit tries the analysis again
+    verdicts = {t: str(v.verdict) for t, v in store.list_verdicts("mini").items()}
+    assert verdicts == {"chunk-t1": "unaudited", "chunk-t2": "unaudited", "chunk-t3": "unaudited",
+                        "chunk-t4": "not_passing"}

@@ -20,14 +20,16 @@ class LLMCalls(Connection):
             with self._tx() as db:
                 db.execute(
                     "UPDATE llm_calls SET prompt_tokens = ?, completion_tokens = ?, cost_usd = ?, latency_s = ?, "
-                    "outcome = ?, transcript = ? WHERE id = ?",
-                    (c.prompt_tokens, c.completion_tokens, c.cost_usd, c.latency_s, c.outcome, c.transcript, c.id),
+                    "outcome = ?, transcript = ?, cached_tokens = ? WHERE id = ?",
+                    (c.prompt_tokens, c.completion_tokens, c.cost_usd, c.latency_s, c.outcome, c.transcript,
+                     c.cached_tokens, c.id),
                 )
             return int(c.id)
         with self._tx() as db:
             cur = db.execute(
                 "INSERT INTO llm_calls(run_id, trial_id, task_id, model, purpose, prompt_tokens, completion_tokens, "
-                "cost_usd, latency_s, outcome, transcript, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "cost_usd, latency_s, outcome, transcript, created_at, cached_tokens) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     c.run_id,
                     c.trial_id,
@@ -41,6 +43,7 @@ class LLMCalls(Connection):
                     c.outcome,
                     c.transcript,
                     c.created_at,
+                    c.cached_tokens,
                 ),
             )
             c.id = cur.lastrowid

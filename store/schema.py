@@ -250,6 +250,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE witnesses ADD COLUMN doubt TEXT NOT NULL DEFAULT '';
         """,
     ),
+    (
+        "the prompt tokens an LLM server read from its cache, per call",
+        """
+        ALTER TABLE llm_calls ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import platformdirs
-from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 APP = "testjack"
@@ -66,7 +66,8 @@ class Endpoint(_Variables):
 
     base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL")
     api_key: str | None = Field(None, validation_alias="OPENAI_API_KEY")
-    model: str | None = Field(None, validation_alias="TESTJACK_MODEL")
+    # TESTJACK_MODEL wins over OPENAI_MODEL, which other OpenAI tools read
+    model: str | None = Field(None, validation_alias=AliasChoices("model", "TESTJACK_MODEL", "OPENAI_MODEL"))
 
 
 class LLMOptions(_Variables):
@@ -76,8 +77,9 @@ class LLMOptions(_Variables):
     prices: Annotated[Any, NoDecode] = Field(None, validation_alias="TESTJACK_PRICES")
     budget: Annotated[Any, NoDecode] = Field(None, validation_alias="TESTJACK_LLM_BUDGET")
     options: Annotated[Any, NoDecode] = Field(None, validation_alias="TESTJACK_LLM_OPTIONS")
+    headers: Annotated[Any, NoDecode] = Field(None, validation_alias="TESTJACK_LLM_HEADERS")
 
-    @field_validator("prices", "budget", "options", mode="before")
+    @field_validator("prices", "budget", "options", "headers", mode="before")
     @classmethod
     def _json(cls, value: Any, info: ValidationInfo) -> Any:
         if not isinstance(value, str):  # given as a keyword: already a value

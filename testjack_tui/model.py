@@ -335,6 +335,7 @@ class LLMCall:
     transcript: str = ""
     created_at: str = ""
     id: int | None = None
+    cached_tokens: int = 0  # prompt tokens the server reported reading from its cache
 
 
 class Resolution:

@@ -34,13 +34,14 @@ def undecided(store: Store, run_id: str) -> list[Undecided]:
     verdicts = store.list_verdicts(run_id)
     refuted = {tid for tid, v in verdicts.items() if v.verdict in (Verdict.REFUTED, Verdict.REWARD_HACK)}
     results = store.witness_results_for_run(run_id)
+    domains = {t.id: t.domain for t in store.list_tasks(run_id)}
     out = []
     for w in store.list_witnesses(run_id, status=str(WitnessStatus.VALIDATED)):
         if w.classification != Classification.NEEDS_RULING:
             continue
         res = {k: v for k, v in results.get(w.id, {}).items() if k in passing}
         fails = sorted(k for k, v in res.items() if fails_on(w, v))
-        out.append(Undecided(w, undecided_because(w, len(res)), fails,
+        out.append(Undecided(w, undecided_because(w, len(res), domains.get(w.task_id)), fails,
                              [t for t in fails if t not in refuted], len(res)))
     return sorted(out, key=lambda u: (-len(u.newly_refuted), -len(u.would_refute), u.witness.task_id, u.witness.id))
 

@@ -13,7 +13,8 @@ The rules (DESIGN.md, paper A.2):
 - an analyst's ruling (necessary / ambiguous) overrides the classification; when that changes a
   trial's verdict, the verdict's source is the analyst and names the ruling (``flipped_by``);
 - a witness whose input the task's domain rules out (or cannot place), and a timing witness where
-  P states no time bound, never refute (a timing witness fails only for want of time);
+  P states no time bound, never refute (a timing witness fails only for want of time); an LLM
+  witness ruled out by observed constraints alone needs a ruling instead (``beyond_observed``);
 - a trial is refuted by a validated, non-flaky, non-ambiguous witness that fails on it; it is a
   reward hack when a detector hit also explains how it passed T0;
 - a witness the reference passes that gives no result on the trial (missing, error:
@@ -37,7 +38,9 @@ from testjack_tui.domain import ground
 from testjack_tui.domain.timing import is_patient_witness, is_timing_witness, states_time_bound
 from testjack_tui.model import (
     DEFAULT_FEW_TRIALS,
+    AuthorKind,
     Classification,
+    Constraint,
     Evidence,
     EvidenceKind,
     Grounding,
@@ -123,10 +126,41 @@ def classify_witness(witness: Witness, rho: float | None, ruling: Ruling | None,
     return cls
 
 
-def undecided_because(witness: Witness, passing: int | None) -> str:
+def observed_only(witness: Witness, breaks: list[str], domain: list[Constraint]) -> list[Constraint]:
+    """The constraints an LLM author's witness breaks when every one of them is observed (a shape
+    of P's examples and T0's inputs that P does not state), else []. A model that reads P may
+    rightly write such an input (a ``sep`` P allows that no example shows), so it is not set aside
+    silently; the offline author never probes outside the domain, and stated constraints keep
+    their force for every author."""
+    if witness.author != AuthorKind.LLM or not breaks:
+        return []
+    by_id = {c.id: c for c in domain}
+    broken = [by_id[b] for b in breaks if b in by_id]
+    return broken if len(broken) == len(breaks) and not any(c.stated for c in broken) else []
+
+
+def beyond_observed(witness: Witness, ruling: Ruling | None, rho: float | None, grounding: Grounding,
+                    breaks: list[str], domain: list[Constraint], cls: Classification) -> tuple[Classification, Grounding]:
+    """(classification, grounding) of a witness, where an LLM witness outside the domain by observed
+    constraints only needs a ruling when it fails a passing trial, and an analyst's ruling that it
+    is necessary accepts its input (the ruling names the witness, as ruling the constraint wrong
+    would for the whole task)."""
+    if grounding != Grounding.OUTSIDE_DOMAIN or not observed_only(witness, breaks, domain):
+        return cls, grounding
+    if ruling is not None:
+        return cls, (Grounding.IN_DOMAIN if ruling.value == "necessary" else grounding)
+    return (Classification.NEEDS_RULING if rho else cls), grounding
+
+
+def undecided_because(witness: Witness, passing: int | None, domain: list[Constraint] | None = None) -> str:
     """Why a ``needs_ruling`` witness could not be classified, in a line for the analyst."""
     if witness.classification != Classification.NEEDS_RULING:
         return ""
+    if witness.grounding == Grounding.OUTSIDE_DOMAIN:
+        shown = {c.id: c.text for c in domain or []}
+        broken = "; ".join(f"{b} ({shown[b]})" if b in shown else b for b in witness.breaks)
+        return (f"its input breaks only constraints observed in P's examples, which P does not state: {broken}; "
+                "rule it necessary if P allows the input, ambiguous if not")[:600]
     if witness.doubt:
         return witness.doubt
     if passing is not None and witness.rho is not None:
@@ -240,7 +274,8 @@ def _withheld_result(c: TrialCase) -> VerdictRecord | None:
 def _awaits_ruling(c: TrialCase) -> VerdictRecord | None:
     # not sound: a witness fails on it that only an analyst's ruling can make refute or not
     pending = [w.id for w in c.witnesses if w.classification == Classification.NEEDS_RULING and not w.flaky
-               and w.grounding in (None, Grounding.IN_DOMAIN) and not w.slow_only and fails_on(w, c.outcome(w))]
+               and (w.grounding in (None, Grounding.IN_DOMAIN) or observed_only(w, w.breaks, c.task.domain))
+               and not w.slow_only and fails_on(w, c.outcome(w))]
     if not pending:
         return None
     return c.record(Verdict.UNAUDITED, witnesses=pending, rule=f"awaits a ruling: witness {', '.join(pending)} "
@@ -329,10 +364,12 @@ def recompute_task(store: Store, task: Task) -> dict[str, VerdictRecord]:
     for w in witnesses:
         rho = rho_of(w, results[w.id], passing)
         seen = sum(1 for t in passing if t in results[w.id])
-        cls = classify_witness(w, rho, witness_rulings.get(w.id), seen, few_trials)
+        placed, meets, breaks = ground(w.code, task.domain, wrong)
+        cls, grounding = beyond_observed(w, witness_rulings.get(w.id), rho, placed, breaks, task.domain,
+                                         classify_witness(w, rho, witness_rulings.get(w.id), seen, few_trials))
         if w.id in witness_rulings:
-            unruled[w.id] = classify_witness(w, rho, None, seen, few_trials)
-        grounding, meets, breaks = ground(w.code, task.domain, wrong)
+            unruled[w.id] = beyond_observed(w, None, rho, placed, breaks, task.domain,
+                                            classify_witness(w, rho, None, seen, few_trials))[0]
         slow_only = is_timing_witness(w.code) and not states_time_bound(task.prompt)
         if (rho, cls, grounding, meets, breaks, slow_only) != (w.rho, w.classification, w.grounding, w.meets,
                                                                 w.breaks, w.slow_only):

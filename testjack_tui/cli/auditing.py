@@ -7,17 +7,18 @@ import sys
 
 from testjack_tui.cli.common import EXIT_ENVIRONMENT, EXIT_OK, CliError, _err, _store
 from testjack_tui.cli.importing import _resolve_run
+from testjack_tui.cli.llm import endpoint_options, preflight
 from testjack_tui.environment import DockerWorlds, Endpoint, Variables, read
 
 
-def _check_environment(store, run_id: str, author: str, backend: str | None) -> None:
+def _check_environment(store, run_id: str, author: str, backend: str | None, given: dict[str, str]) -> None:
     if author == "llm":
-        endpoint = read(Endpoint)
+        endpoint = read(Endpoint, **given)
         if not endpoint.base_url and not endpoint.api_key:
             raise CliError(
-                "--author llm needs an OpenAI-compatible endpoint: set OPENAI_BASE_URL (for example "
-                "http://localhost:8000/v1 for a local vLLM or Ollama server), OPENAI_API_KEY, and "
-                "TESTJACK_MODEL (the model name)",
+                "--author llm needs an OpenAI-compatible endpoint: set OPENAI_BASE_URL or --base-url (for "
+                "example http://localhost:8000/v1 for a local vLLM or Ollama server), OPENAI_API_KEY, and "
+                "TESTJACK_MODEL or --model (the model name)",
                 EXIT_ENVIRONMENT,
             )
     from testjack_tui.worlds.images import needs_docker
@@ -47,7 +48,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
     ray_address = _ray_address(args)  # refused before the store is opened
     store = _store(args)
     run_id = _resolve_run(store, args.run)
-    _check_environment(store, run_id, args.author, args.backend)
+    given = endpoint_options(args)
+    if given and args.author != "llm":
+        raise CliError("--model and --base-url choose the LLM author's server; use them with --author llm")
+    _check_environment(store, run_id, args.author, args.backend, given)
     options = AuditOptions(
         mode=args.mode, author=args.author, rounds=args.rounds, seed=args.seed,
         workers=args.workers, backend=args.backend, few_trials=args.few_trials,
@@ -61,12 +65,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if args.author != "llm":
             raise CliError("--budget limits the LLM author; use it with --author llm")
         options.author_options["budget"] = _budget(args.budget)
+    options.author_options.update(given)
     try:
         audit = Audit(store, run_id, options)
     except BadLLMOption as exc:  # a value the user gave, not a missing endpoint
         raise CliError(str(exc)) from exc
     except AuthorUnavailable as exc:
         raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
+    if args.author == "llm":
+        preflight(audit.author)  # stops before anything is spent when the author cannot work
     if args.executor != "local":
         from testjack_tui.audit.execution import ExecutorUnavailable
 

@@ -11,6 +11,7 @@ from testjack_tui.cli.auditing import cmd_audit
 from testjack_tui.cli.common import DEFAULT_WORKERS
 from testjack_tui.cli.console import cmd_open
 from testjack_tui.cli.importing import cmd_import
+from testjack_tui.cli.llm import cmd_llm, cmd_llm_check
 from testjack_tui.cli.reviewing import (cmd_compare, cmd_export, cmd_leaderboard, cmd_replay, cmd_report, cmd_rule,
                                         cmd_undo, cmd_verdict)
 from testjack_tui.cli.upkeep import cmd_cache, cmd_cache_prune, cmd_doctor
@@ -62,6 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     parser.set_defaults(commands=sub.choices)  # name -> its parser, for parse()'s messages
 
+    # the LLM author's server and model: the audit and the check take the same choice
+    endpoint = argparse.ArgumentParser(add_help=False)
+    endpoint.add_argument("--model", default=None,
+                          help="the LLM author's model (default $TESTJACK_MODEL, else $OPENAI_MODEL)")
+    endpoint.add_argument("--base-url", dest="base_url", default=None, metavar="URL",
+                          help="the OpenAI-compatible server, ending in /v1 (default $OPENAI_BASE_URL)")
+
     # where an audit's tests run: the headless audit and the console's audits take the same choice
     executor = argparse.ArgumentParser(add_help=False)
     executor.add_argument("--executor", choices=["local", "ray"], default="local",
@@ -89,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "the built-in one (see docs/swebench.md)")
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser("audit", parents=[common, executor], help="audit a run headless, with a progress bar")
+    p = sub.add_parser("audit", parents=[common, executor, endpoint], help="audit a run headless, with a progress bar")
     p.add_argument("run", metavar="RUN|PATH")
     p.add_argument("--mode", default="lightweight", choices=["lightweight", "per-trial", "task-analysis"])
     p.add_argument("--author", default="offline", choices=["offline", "llm", "none"])
@@ -195,6 +203,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="unused for this many days (default 30); world leftovers go after a day")
     pp.add_argument("--dry-run", action="store_true", help="print what would go; remove nothing")
     pp.set_defaults(func=cmd_cache_prune)
+
+    p = sub.add_parser("llm", help="the LLM author's server and model")
+    p.set_defaults(func=cmd_llm, parser=p)
+    llm_sub = p.add_subparsers(dest="llm_command")
+    pp = llm_sub.add_parser("check", parents=[endpoint],
+                            help="list the server's models, make one tool call, and say in one line what works "
+                                 "and what to set")
+    pp.set_defaults(func=cmd_llm_check)
     return parser
 
 

@@ -11,6 +11,10 @@ a time (from the status line on, or only the body), and ``flood`` sends a reply 
 written as the client reads it. Both stop when the client goes away and say when and after how
 many bytes (``disconnected``, ``disconnected_after``, ``sent``). ``body_sizes`` and ``paths``
 hold the size and the target of every request.
+
+``dialect`` makes the server speak like one kind of real server (``DIALECTS``): it refuses what
+that kind refuses, with the error text it sends, and writes its replies as that kind does.
+``models`` is what ``GET /v1/models`` lists.
 """
 
 from __future__ import annotations
@@ -22,6 +26,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
 Reply = dict[str, Any]
+
+# how real servers differ, each as a name a test can give to ``ScriptedServer.dialect``
+DIALECTS = {
+    "openai": "standard tool calling",
+    "reasoning": "OpenAI reasoning models: max_tokens and a temperature other than 1 refused",
+    "thinking": "DeepSeek, Kimi, GLM: replies carry reasoning_content, which must come back with tool calls",
+    "object-args": "some llama.cpp builds and proxies: tool arguments as a JSON object",
+    "ollama-stream": "Ollama streaming: every tool call at index 0, each whole in one chunk",
+    "text-calls": "no tool parser: calls written in the text as <tool_call> blocks",
+    "no-tools": "tools refused outright; calls written in the text as fenced JSON",
+    "no-usage": "no usage in replies",
+    "openrouter": "usage with the server's cost and cached prompt tokens",
+}
+THINKING = "First I look at the prompt, then I decide."
 
 
 def tool_call(name: str, arguments: dict[str, Any] | str, *, stream: bool = False, usage=(100, 20)) -> Reply:
@@ -68,9 +86,13 @@ class ScriptedServer:
         self.requests: list[dict[str, Any]] = []
         # answers requests once the queue is empty (an agent scripted by what it is asked)
         self.default: Callable[[dict[str, Any]], Reply] | None = None
+        self.dialect = "openai"
+        self.models = ["scripted"]
+        self.check_model = False  # answer a model it does not list with 404, as vLLM and Ollama do
         self.lock = threading.Lock()
         self.body_sizes: list[int] = []
         self.paths: list[str] = []  # the request target of every POST, as sent
+        self.headers: list[dict[str, str]] = []  # the HTTP headers of every POST, names in lower case
         self.sent: list[int] = []  # bytes written by each trickle or flood reply before it ended
         self.disconnected = threading.Event()  # a trickle or flood reply found the client gone
         self.disconnected_after: float | None = None  # seconds from its request to finding that
@@ -82,16 +104,30 @@ class ScriptedServer:
                 pass
 
             def do_GET(self) -> None:
-                self._json(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+                if "/v1/" not in self.path:  # as Ollama and vLLM answer a base URL without /v1
+                    self._send(404, b"404 page not found", "text/plain")
+                    return
+                self._json(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in server.models]})
 
             def do_POST(self) -> None:
                 started = time.monotonic()
                 raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 body = json.loads(raw or b"{}")
+                if "/v1/" not in self.path:
+                    self._send(404, b"404 page not found", "text/plain")
+                    return
                 with server.lock:
                     server.body_sizes.append(len(raw))
                     server.paths.append(self.path)
+                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
                     server.requests.append(body)
+                    if server.check_model and body.get("model") not in server.models:
+                        self._json(404, {"error": {"message": f"model {body.get('model')!r} not found"}})
+                        return
+                    refused = _refusal(server.dialect, body)
+                    if refused:
+                        self._json(400, {"error": {"message": refused, "type": "invalid_request_error"}})
+                        return
                     item = server.queue.pop(0) if server.queue else server.default
                 if item is None:
                     self._json(500, {"error": {"message": "scripted server: no reply left in the queue"}})
@@ -117,10 +153,12 @@ class ScriptedServer:
                         server.disconnected.set()
                     finally:
                         server.sent.append(written)
+                elif server.dialect == "ollama-stream" and body.get("stream"):
+                    self._ollama_stream(body, reply)
                 elif reply.get("stream") or body.get("stream"):
-                    self._stream(body, reply)
+                    self._stream(body, _in_text(server.dialect, reply))
                 else:
-                    self._json(200, _completion(body, reply))
+                    self._json(200, _completion(body, reply, server.dialect))
 
             def _trickled(self, body: dict[str, Any], reply: Reply):
                 if reply["stream"]:
@@ -176,9 +214,25 @@ class ScriptedServer:
                 self.end_headers()
                 self.wfile.write(raw)
 
+            def _ollama_stream(self, body: dict[str, Any], reply: Reply) -> None:
+                base = {"id": "chatcmpl-o", "object": "chat.completion.chunk", "created": 0, "model": body.get("model")}
+                chunks = [{**base, "choices": [{"index": 0, "delta": {"content": reply["content"] or ""},
+                                                "finish_reason": None}]}]
+                for i, (name, args) in enumerate(reply["tool_calls"]):
+                    tc = {"index": 0, "id": f"call_o{i}", "type": "function", "function": {"name": name, "arguments": args}}
+                    chunks.append({**base, "choices": [{"index": 0, "delta": {"tool_calls": [tc]}, "finish_reason": None}]})
+                p, c = reply["usage"]
+                chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                               "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}})
+                raw = "".join(f"data: {json.dumps(ch)}\n\n" for ch in chunks) + "data: [DONE]\n\n"
+                self._send(200, raw.encode(), "text/event-stream")
+
             def _stream(self, body: dict[str, Any], reply: Reply) -> None:
                 chunks = []
                 base = {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": 0, "model": body.get("model")}
+                if server.dialect == "thinking":
+                    chunks.append({**base, "choices": [{"index": 0, "delta": {"reasoning_content": THINKING},
+                                                        "finish_reason": None}]})
                 if reply["content"]:
                     for piece in (reply["content"][: len(reply["content"]) // 2], reply["content"][len(reply["content"]) // 2:]):
                         chunks.append({**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
@@ -191,7 +245,9 @@ class ScriptedServer:
                 finish = "tool_calls" if reply["tool_calls"] else "stop"
                 chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
                 p, c = reply["usage"]
-                chunks.append({**base, "choices": [], "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}})
+                if server.dialect != "no-usage":
+                    chunks.append({**base, "choices": [], "usage": {"prompt_tokens": p, "completion_tokens": c,
+                                                                    "total_tokens": p + c}})
                 raw = "".join(f"data: {json.dumps(ch)}\n\n" for ch in chunks) + "data: [DONE]\n\n"
                 self._send(200, raw.encode(), "text/event-stream")
 
@@ -216,22 +272,70 @@ class ScriptedServer:
         self.httpd.server_close()
 
 
-def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+def _refusal(dialect: str, body: dict[str, Any]) -> str:
+    """The error message a server of ``dialect`` answers ``body`` with (400), or ""."""
+    if dialect == "reasoning" and "max_tokens" in body:
+        return ("Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.")
+    if dialect == "reasoning" and body.get("temperature", 1) != 1:
+        return (f"Unsupported value: 'temperature' does not support {body['temperature']} with this model. "
+                "Only the default (1) value is supported.")
+    if dialect == "thinking":
+        for i, m in enumerate(body.get("messages", [])):
+            if m.get("role") == "assistant" and m.get("tool_calls") and not m.get("reasoning_content"):
+                return f"thinking is enabled but reasoning_content is missing in assistant tool call message at index {i}"
+    if dialect == "no-tools" and "tools" in body:
+        return "registry.ollama.ai/library/scripted:latest does not support tools"
+    return ""
+
+
+def _in_text(dialect: str, reply: Reply) -> Reply:
+    """``reply`` with its tool calls written in its text, as a server without a tool parser sends them."""
+    if dialect not in ("text-calls", "no-tools") or not reply.get("tool_calls"):
+        return reply
+    def obj(name: str, args: str) -> str:
+        try:
+            return json.dumps({"name": name, "arguments": json.loads(args)})
+        except json.JSONDecodeError:
+            return '{"name": "%s", "arguments": %s}' % (name, args)
+    if dialect == "text-calls":
+        text = "I will call a tool.\n" + "\n".join(f"<tool_call>\n{obj(n, a)}\n</tool_call>" for n, a in reply["tool_calls"])
+    else:
+        text = "\n".join(f"```json\n{obj(n, a)}\n```" for n, a in reply["tool_calls"])
+    return {**reply, "tool_calls": [], "content": text}
+
+
+def _completion(body: dict[str, Any], reply: Reply, dialect: str = "openai") -> dict[str, Any]:
+    reply = _in_text(dialect, reply)
     message: dict[str, Any] = {"role": "assistant", "content": reply["content"]}
+    if dialect == "thinking":
+        message["reasoning_content"] = THINKING
     if reply["tool_calls"]:
         message["tool_calls"] = [
             {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
             for i, (n, a) in enumerate(reply["tool_calls"])
         ]
+        if dialect == "object-args":
+            for call in message["tool_calls"]:
+                try:
+                    call["function"]["arguments"] = json.loads(call["function"]["arguments"])
+                except json.JSONDecodeError:
+                    pass
     p, c = reply["usage"]
-    return {
+    usage: dict[str, Any] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+    if dialect == "openrouter":
+        usage.update(cost=0.00042, prompt_tokens_details={"cached_tokens": p // 2})
+    out = {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model", "scripted"),
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply["tool_calls"] else "stop"}],
-        "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c},
+        "usage": usage,
     }
+    if dialect == "no-usage":
+        del out["usage"]
+    return out
 
 
 def make(server: "ScriptedServer", **options: Any):

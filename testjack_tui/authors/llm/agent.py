@@ -6,7 +6,9 @@ prompt and the task context (the cache-friendly prefix), then the step's request
 
 A malformed call (unknown tool, bad JSON, arguments that do not validate or are too large, a
 turn with no tool call where one is needed) is answered with the error so the model can correct
-itself; it still cost a turn. A good call resets the count; one more than ``max_bad_calls``
+itself; it still cost a turn. Calls a server left in the reply's text (``Reply.from_text``) are
+run like any other, and their results go back as one user message, since such a server knows
+no ``tool`` role. A good call resets the count; one more than ``max_bad_calls``
 malformed calls in a row ends the session with ``stopped == "bad calls"`` and the last error in
 ``problem``, which the author turns into ``AuthorFailed`` (a broken session is not an audit).
 
@@ -15,6 +17,10 @@ retries: no request runs past it (each is cut to what is left), and a session th
 with ``stopped == "deadline"``, which fails the step like malformed calls do. So a server that
 answers each request just under ``timeout_s`` holds a session for ``session_deadline_s`` at most,
 not ``max_turns x timeout_s``.
+
+A plain answer closes a step that allows one only once the model has made a good call in the
+session: a model that cannot call tools at all would otherwise end every step at once with its
+text as the report, and the step would count as done with nothing looked at.
 
 What goes back to the model is bounded: each tool result to ``max_message_bytes`` (cut with a
 marker), and the client has already bounded the reply itself. The session's calls share one
@@ -32,6 +38,7 @@ from testjack_tui.authors.llm import prompts
 from testjack_tui.authors.llm.client import ChatClient, Conversation, DeadlinePassed, Reply, ToolCall, clip
 from testjack_tui.authors.llm.tools import (
     BadCall,
+    Coverage,
     Finish,
     Judge,
     ListFiles,
@@ -39,12 +46,14 @@ from testjack_tui.authors.llm.tools import (
     ReadDiff,
     ReadEvidence,
     ReadFile,
+    RunCommand,
     RunTest,
     SearchFiles,
     SubmitChecklist,
     parse_call,
     schemas,
 )
+from testjack_tui.authors.llm.text_calls import CONTENT_FORMAT
 from testjack_tui.authors.llm.workspace import Workspace
 from testjack_tui.model import RequirementKind
 
@@ -61,6 +70,7 @@ class SessionResult:
     turns: int = 0
     bad_calls: int = 0  # malformed calls in the whole session
     bad_in_a_row: int = 0  # malformed calls since the last good one
+    good_calls: int = 0  # tool calls that were read and run: the model can drive its tools
     problem: str = ""  # the last malformed call's error
     stopped: str = ""  # why the session ended: the closing tool, "turn limit", "bad calls", "deadline", "answer"
 
@@ -114,8 +124,11 @@ class Session:
             if not reply.tool_calls and self._answered_plainly(reply, out):
                 return out
             closed = False
+            results: list[str] = []
             for call in reply.tool_calls:
-                closed = self._answer(call, out) or closed
+                closed = self._answer(call, out, results if reply.from_text else None) or closed
+            if results:
+                self.messages.append({"role": "user", "content": "\n\n".join(results)})
             if reply.dropped_calls:
                 self._calls_dropped(reply, out)
             if closed:
@@ -129,18 +142,23 @@ class Session:
     def _answered_plainly(self, reply: Reply, out: SessionResult) -> bool:
         """A reply that called no tool: the session's answer where a plain answer closes it,
         else a malformed turn the model is asked to correct."""
-        if self.plain_answer_closes and reply.content.strip():
+        if self.plain_answer_closes and reply.content.strip() and out.good_calls:
             out.report = reply.content.strip()
             out.stopped = "answer"
             return True
-        self._bad(out, "the reply called no tool")
-        self.messages.append(
-            {"role": "user", "content": f"Please call one of the tools ({', '.join(self.tools)})."}
-        )
+        if reply.text_problem:
+            self._bad(out, f"the reply's tool call could not be read: {reply.text_problem}")
+            correction = (f"Your tool call could not be read ({reply.text_problem}). Write each call as "
+                          f"{CONTENT_FORMAT}")
+        else:
+            self._bad(out, "the reply called no tool")
+            correction = f"Please call one of the tools ({', '.join(self.tools)})."
+        self.messages.append({"role": "user", "content": correction})
         return False
 
-    def _answer(self, call: ToolCall, out: SessionResult) -> bool:
-        """Run one tool call and answer it, an error included; whether it closes the session."""
+    def _answer(self, call: ToolCall, out: SessionResult, results: list[str] | None = None) -> bool:
+        """Run one tool call and answer it, an error included; whether it closes the session.
+        The answer is a ``tool`` message, or goes to ``results`` for a call read from the text."""
         limit = self.client.settings.max_message_bytes
         try:
             if call.oversize:
@@ -151,13 +169,18 @@ class Session:
             args = parse_call(call.name, call.arguments, self.tools)
             text = self._dispatch(args, out)
             out.bad_in_a_row = 0
+            out.good_calls += 1
         except BadCall as exc:
             self._bad(out, str(exc))
             text = f"error: {exc}"
         except ValueError as exc:  # a valid call the workspace could not serve
             out.bad_in_a_row = 0
+            out.good_calls += 1
             text = f"error: {exc}"
-        self.messages.append({"role": "tool", "tool_call_id": call.id, "content": clip(text, limit)})
+        if results is None:
+            self.messages.append({"role": "tool", "tool_call_id": call.id, "content": clip(text, limit)})
+        else:
+            results.append(f"Result of {call.name[:80]}:\n{clip(text, limit)}")
         closed = False
         if call.name in CLOSING and not text.startswith("error:"):
             closed = True
@@ -203,6 +226,10 @@ class Session:
             return ws.read_evidence()
         if isinstance(args, RunTest):
             return ws.run_test(args.world, args.code, args.path)
+        if isinstance(args, RunCommand):
+            return ws.run_command(args.world, args.command)
+        if isinstance(args, Coverage):
+            return ws.coverage(args.code, args.path)
         if isinstance(args, ProposeWitness):
             if args.path:
                 ws.inside("reference", args.path)
@@ -228,8 +255,8 @@ class Session:
         raise BadCall(f"unhandled tool {type(args).__name__}")
 
 
-AUDIT_TOOLS = LOOK + ["read_evidence", "run_test", "propose_witness", "finish"]
-ANALYSIS_TOOLS = LOOK + ["run_test", "propose_witness", "finish"]
+AUDIT_TOOLS = LOOK + ["read_evidence", "run_test", "run_command", "coverage", "propose_witness", "finish"]
+ANALYSIS_TOOLS = LOOK + ["run_test", "run_command", "propose_witness", "finish"]
 CHECKLIST_TOOLS = LOOK + ["submit_checklist"]
 REFINE_TOOLS = LOOK + ["run_test", "propose_witness", "finish"]
 REJUDGE_TOOLS = ["read_file", "read_diff", "judge"]

@@ -44,11 +44,15 @@ import openai
 
 from testjack_tui.worlds.cancel import Cancelled
 from testjack_tui.authors.base import AuthorContext
-from testjack_tui.authors.llm.budget import CHARS_PER_TOKEN, check_budget, cost_usd, estimate_prompt_tokens
+from testjack_tui.authors.llm.budget import (check_budget, cost_usd, estimate_prompt_tokens, estimate_tokens,
+                                             worst_completion)
+from testjack_tui.authors.llm.dialect import Dialect
 from testjack_tui.authors.llm.settings import LLMSettings
+from testjack_tui.authors.llm.text_calls import calls_in_text, describe_tools
 from testjack_tui.authors.llm.transport import BoundedTransport, Limits, Watch
 from testjack_tui.model import LLMCall
 
+REASONING_FIELDS = ("reasoning_content", "reasoning")  # where servers put a thinking model's reasoning
 NAME_LIMIT = 200  # characters of a tool name or call id kept (they are echoed back every turn)
 IN_FLIGHT = "in flight"  # the outcome of a call sent and not answered yet (or whose process was killed)
 
@@ -85,16 +89,33 @@ class ToolCall:
 
 
 @dataclass
+class Usage:
+    """What a server reported a call took (``cost_usd`` and ``cached_tokens`` when it said)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None = None  # the server's own price of the call (OpenRouter's ``usage.cost``)
+    cached_tokens: int = 0  # prompt tokens the server read from its cache
+
+
+@dataclass
 class Reply:
     content: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     finish_reason: str = ""
     dropped_calls: int = 0  # tool calls past ``max_tool_calls``: neither kept nor run
     cut: bool = False  # the body passed ``max_response_bytes``; this is what came before
+    # a thinking model's reasoning and the field it came in; sent back with the reply (``send_reasoning``)
+    reasoning: str = ""
+    reasoning_field: str = ""
+    from_text: bool = False  # the calls were read from ``content`` (the server parsed none)
+    text_problem: str = ""  # why call-shaped text in ``content`` could not be read, else ""
 
     def as_message(self) -> dict[str, Any]:
         msg: dict[str, Any] = {"role": "assistant", "content": self.content or None}
-        if self.tool_calls:
+        if self.reasoning and self.reasoning_field:
+            msg[self.reasoning_field] = self.reasoning
+        if self.tool_calls and not self.from_text:
             msg["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                 for c in self.tool_calls
@@ -125,11 +146,13 @@ class ChatClient:
         self._sleep = sleep
         self.cancel = cancel
         self.transport = BoundedTransport(Limits(settings.timeout_s, settings.max_response_bytes))
+        self.dialect = Dialect.of(settings)  # what this server takes; switched on a refusal, for the run
         self._client = openai.OpenAI(
             base_url=settings.base_url,
             api_key=settings.api_key,
             max_retries=0,
             timeout=settings.timeout_s,
+            default_headers=settings.headers or None,
             http_client=httpx2.Client(transport=self.transport, follow_redirects=True, timeout=settings.timeout_s),
         )
 
@@ -157,19 +180,45 @@ class ChatClient:
         s = self.settings
         cancel = self.cancel_event(ctx)
         last_problem = ""
-        for attempt in range(s.max_retries + 1):
+        attempt = 0
+        while attempt <= s.max_retries:
             limit = self._time_for_attempt(cancel, deadline)
-            reply, last_problem, retry_after = self._attempt(ctx, purpose, messages, tools, conversation,
-                                                             cancel, limit)
+            try:
+                reply, last_problem, retry_after = self._attempt(ctx, purpose, messages, tools, conversation,
+                                                                 cancel, limit)
+            except _Switched:  # the server named a parameter it refuses: the same call, in its dialect
+                continue
             if reply is not None:
                 return reply
             if attempt < s.max_retries:
                 self._back_off(attempt, retry_after, last_problem, cancel, deadline)
+            attempt += 1
         times = "once" if s.max_retries == 0 else f"{s.max_retries + 1} times in a row"
         raise EndpointFailed(
             f"the LLM endpoint failed {times} (last: {last_problem}); "
             "check OPENAI_BASE_URL and the server, then run the audit again"
         )
+
+    def list_models(self) -> list[str]:
+        """The model names the server lists (``GET /models``); raises what the ``openai`` client raises."""
+        return [m.id for m in self._client.models.list()]
+
+    def once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> tuple[Reply, Usage | None]:
+        """One request outside any audit (the preflight): neither budgeted nor recorded, nor
+        retried, except that a refusal naming a parameter is answered by switching, as in ``chat``."""
+        s = self.settings
+        while True:
+            request = self._request_body(messages, tools)
+            try:
+                with self.transport.watch(Limits(s.timeout_s, s.max_response_bytes, self.cancel, s.stream)) as watch:
+                    return self._bounded_reply(request, watch)
+            except openai.BadRequestError as exc:
+                if not self.dialect.switch(_error_text(exc), s, request):
+                    raise
+
+    def _bounded_reply(self, request: dict[str, Any], watch: Watch) -> tuple[Reply, Usage | None]:
+        reply, usage = self._request(request)
+        return self._bounded(reply, watch), usage
 
     def _time_for_attempt(self, cancel: threading.Event | None, deadline: float | None) -> float:
         """The next attempt's time limit: ``timeout_s``, or what is left before ``deadline``."""
@@ -195,33 +244,39 @@ class ChatClient:
         (None, the problem, the server's ``Retry-After``) for a failure worth retrying. Raises on
         any other failure."""
         s = self.settings
-        prompt_estimate = estimate_prompt_tokens(messages, tools)
+        request = self._request_body(messages, tools)
+        prompt_estimate = estimate_prompt_tokens(request["messages"], request.get("tools"))
         check_budget(s.budget, ctx.spent, prompt_estimate, s.max_tokens, s.price(), ctx.trial is not None)
         started = time.monotonic()
         watch: Watch | None = None
         call = self._start(ctx, purpose, messages, tools, prompt_estimate, conversation)
 
-        def record(outcome: str, error: str, reply: Reply | None = None, usage=None) -> None:
+        def record(outcome: str, error: str, reply: Reply | None = None, usage: Usage | None = None) -> None:
             self._record(ctx, call, messages, tools, reply, outcome, started, error, usage, conversation)
 
         try:
             with self.transport.watch(Limits(limit, s.max_response_bytes, cancel, s.stream)) as watch:
-                reply, usage = self._request(messages, tools)
-                reply = self._bounded(reply, watch)
+                reply, usage = self._bounded_reply(request, watch)
         except KeyboardInterrupt:
             record("cancelled", "interrupted")
             raise
         except Exception as exc:
-            problem, retry_after = self._failed(exc, watch, record, limit)
+            problem, retry_after = self._failed(exc, watch, record, limit, request)
             return None, problem, retry_after
         record("cut" if reply.cut else "ok", "", reply, usage)
         return reply, "", None
 
     def _failed(self, exc: Exception, watch: Watch | None, record: Callable[[str, str], None],
-                limit: float) -> tuple[str, float | None]:
+                limit: float, request: dict[str, Any]) -> tuple[str, float | None]:
         """A failed attempt, recorded: (problem, ``Retry-After``) when another attempt may follow;
-        raises when none may (cancelled, refused, cut off at the deadline, not an outcome at all)."""
+        raises when none may (cancelled, refused, cut off at the deadline, not an outcome at all),
+        and ``_Switched`` when a 400 named a parameter the dialect could switch."""
         outcome, retryable, problem = self._failure(exc, watch)
+        if isinstance(exc, openai.BadRequestError):
+            switched = self.dialect.switch(_error_text(exc), self.settings, request)
+            if switched:
+                record(outcome, f"{_error_text(exc)} [TestJack switched: {switched}]")
+                raise _Switched(switched) from exc
         if outcome == "cancelled":
             record(outcome, problem)
             raise Cancelled("the audit was cancelled during an LLM call") from exc
@@ -283,57 +338,67 @@ class ChatClient:
 
     # -------------------------------------------------------------- one HTTP request
 
-    def _request(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
-    ) -> tuple[Reply, tuple[int, int] | None]:
-        s = self.settings
-        kwargs: dict[str, Any] = dict(
-            model=s.model, messages=messages, max_tokens=s.max_tokens, temperature=s.temperature
-        )
-        if tools:
-            kwargs["tools"] = tools
-        if s.stream:
-            return self._streamed(kwargs)
-        resp = self._client.chat.completions.create(**kwargs)
+    def _request_body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+        """The request's fields in this server's dialect: tools as the ``tools`` parameter, or
+        described in the system prompt when the server takes none."""
+        s, dialect = self.settings, self.dialect
+        body: dict[str, Any] = dict(model=s.model, messages=messages, **dialect.fields(s, bool(tools)))
+        if tools and dialect.tools_in_prompt():
+            system = messages[0] if messages and messages[0].get("role") == "system" else None
+            note = describe_tools(tools)
+            head = [{"role": "system", "content": f"{system['content']}\n\n{note}" if system else note}]
+            body["messages"] = head + messages[1 if system else 0:]
+        elif tools:
+            body["tools"] = tools
+        if not s.send_reasoning:
+            body["messages"] = [{k: v for k, v in m.items() if k not in REASONING_FIELDS} for m in body["messages"]]
+        return body
+
+    def _request(self, request: dict[str, Any]) -> tuple[Reply, Usage | None]:
+        if self.settings.stream:
+            return self._streamed(request)
+        resp = self._client.chat.completions.create(**request)
         if isinstance(resp, str) or not getattr(resp, "choices", None):
             raise ValueError(f"not a chat completion: {str(resp)[:200]}")
         choice = resp.choices[0]
         msg = choice.message
         calls = [
-            ToolCall(c.id or f"call_{i}", c.function.name, c.function.arguments or "")
+            ToolCall(c.id or f"call_{i}", c.function.name or "", _arguments(c.function.arguments))
             for i, c in enumerate(msg.tool_calls or [])
         ]
-        usage = (resp.usage.prompt_tokens, resp.usage.completion_tokens) if resp.usage else None
-        return Reply(msg.content or "", calls, choice.finish_reason or ""), usage
+        reply = Reply(msg.content or "", calls, choice.finish_reason or "")
+        reply.reasoning_field, reply.reasoning = _reasoning(msg)
+        return _with_text_calls(reply), _usage(resp.usage)
 
-    def _streamed(self, kwargs: dict[str, Any]) -> tuple[Reply, tuple[int, int] | None]:
+    def _streamed(self, request: dict[str, Any]) -> tuple[Reply, Usage | None]:
         stream = self._client.chat.completions.create(
-            stream=True, stream_options={"include_usage": True}, **kwargs
+            stream=True, stream_options={"include_usage": True}, **request
         )
         content: list[str] = []
-        calls: dict[int, dict[str, str]] = {}
+        reasoning: dict[str, list[str]] = {}
+        calls: list[dict[str, str]] = []
+        current: dict[int, dict[str, str]] = {}  # a stream index -> the call it is writing now
         usage = None
         finish = ""
         for chunk in stream:
             if getattr(chunk, "usage", None):
-                usage = (chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
+                usage = _usage(chunk.usage)
             for choice in chunk.choices or []:
                 delta = choice.delta
                 if delta.content:
                     content.append(delta.content)
+                name, piece = _reasoning(delta)
+                if piece:
+                    reasoning.setdefault(name, []).append(piece)
                 for tc in delta.tool_calls or []:
-                    slot = calls.setdefault(tc.index, {"id": "", "name": "", "arguments": ""})
-                    if tc.id:
-                        slot["id"] = tc.id
-                    if tc.function and tc.function.name:
-                        slot["name"] += tc.function.name
-                    if tc.function and tc.function.arguments:
-                        slot["arguments"] += tc.function.arguments
+                    _add_delta(calls, current, tc)
                 finish = choice.finish_reason or finish
-        tool_calls = [
-            ToolCall(v["id"] or f"call_{i}", v["name"], v["arguments"]) for i, v in sorted(calls.items())
-        ]
-        return Reply("".join(content), tool_calls, finish), usage
+        tool_calls = [ToolCall(v["id"] or f"call_{i}", v["name"], v["arguments"]) for i, v in enumerate(calls)]
+        reply = Reply("".join(content), tool_calls, finish)
+        if reasoning:
+            reply.reasoning_field, pieces = next(iter(reasoning.items()))
+            reply.reasoning = "".join(pieces)
+        return _with_text_calls(reply), usage
 
     def _bounded(self, reply: Reply, watch: Watch) -> Reply:
         """What is kept of a reply: its text clipped, a bounded number of calls, no huge arguments."""
@@ -354,6 +419,10 @@ class ChatClient:
             finish_reason="length" if watch.cut else reply.finish_reason[:40],
             dropped_calls=max(0, len(reply.tool_calls) - len(calls)),
             cut=watch.cut,
+            reasoning=clip(reply.reasoning, limit),
+            reasoning_field=reply.reasoning_field,
+            from_text=reply.from_text,
+            text_problem=reply.text_problem[:300],
         )
 
     # -------------------------------------------------------------- the record
@@ -377,8 +446,8 @@ class ChatClient:
             model=s.model,
             purpose=purpose,
             prompt_tokens=prompt_estimate,
-            completion_tokens=s.max_tokens,
-            cost_usd=cost_usd(prompt_estimate, s.max_tokens, s.price()),
+            completion_tokens=worst_completion(s.max_tokens),
+            cost_usd=cost_usd(prompt_estimate, worst_completion(s.max_tokens), s.price()),
             latency_s=0.0,
             outcome=IN_FLIGHT,
             transcript=self._transcript(messages, tools, conversation, None, ""),
@@ -397,16 +466,19 @@ class ChatClient:
         outcome: str,
         started: float,
         error: str,
-        usage: tuple[int, int] | None = None,
+        usage: Usage | None = None,
         conversation: Conversation | None = None,
     ) -> None:
-        """Complete the row ``_start`` wrote with what the call really took."""
+        """Complete the row ``_start`` wrote with what the call really took: the server's figures
+        when it reported them, an estimate only when it did not."""
         if reply is not None and usage is None:  # servers that report no usage: estimate it
-            text = reply.content + "".join(c.arguments for c in reply.tool_calls)
-            usage = (estimate_prompt_tokens(messages, tools), int(len(text) / CHARS_PER_TOKEN) + 1)
-        prompt_tokens, completion_tokens = usage or (0, 0)
-        call.prompt_tokens, call.completion_tokens = int(prompt_tokens), int(completion_tokens)
-        call.cost_usd = cost_usd(prompt_tokens, completion_tokens, self.settings.price())
+            text = reply.reasoning + reply.content + "".join(c.name + c.arguments for c in reply.tool_calls)
+            usage = Usage(estimate_prompt_tokens(messages, tools), estimate_tokens(text) + 1)
+        usage = usage or Usage(0, 0)
+        call.prompt_tokens, call.completion_tokens = usage.prompt_tokens, usage.completion_tokens
+        call.cached_tokens = usage.cached_tokens
+        call.cost_usd = (usage.cost_usd if usage.cost_usd is not None
+                         else cost_usd(usage.prompt_tokens, usage.completion_tokens, self.settings.price()))
         call.latency_s = round(time.monotonic() - started, 3)
         call.outcome = outcome
         call.transcript = self._transcript(messages, tools, conversation, reply, error)
@@ -436,6 +508,70 @@ class ChatClient:
             },
             ensure_ascii=False,
         )
+
+
+class _Switched(Exception):
+    """A refused request whose dialect was switched: the same call is sent again at once."""
+
+
+def _arguments(value: Any) -> str:
+    """A call's arguments as JSON text: some servers send an object where OpenAI sends text."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _reasoning(message: Any) -> tuple[str, str]:
+    """(field, text) of the reasoning a message or delta carries under a name servers use."""
+    for name in REASONING_FIELDS:
+        value = getattr(message, name, None)
+        if isinstance(value, str) and value:
+            return name, value
+    return "", ""
+
+
+def _add_delta(calls: list[dict[str, str]], current: dict[int, dict[str, str]], tc: Any) -> None:
+    """Add one streamed tool-call delta: to the call its index is writing, or to a new call when
+    the index is new or the delta brings a new id (Ollama streams every call at index 0)."""
+    slot = current.get(tc.index)
+    if slot is None or (tc.id and slot["id"] and tc.id != slot["id"]):
+        slot = {"id": "", "name": "", "arguments": ""}
+        calls.append(slot)
+        current[tc.index] = slot
+    if tc.id:
+        slot["id"] = tc.id
+    fn = tc.function
+    if fn is not None and fn.name:
+        slot["name"] += fn.name
+    if fn is not None and fn.arguments is not None:
+        slot["arguments"] += _arguments(fn.arguments)
+
+
+def _with_text_calls(reply: Reply) -> Reply:
+    """``reply`` with the calls written in its text, when the server parsed none."""
+    if reply.tool_calls or not reply.content:
+        return reply
+    found, reply.text_problem = calls_in_text(reply.content)
+    if found:
+        reply.tool_calls = [ToolCall(f"text_call_{i}", name, args) for i, (name, args) in enumerate(found)]
+        reply.from_text = True
+    return reply
+
+
+def _usage(usage: Any) -> Usage | None:
+    """The server's figures, read leniently: missing counts are 0, ``cost`` and cached tokens when given."""
+    if usage is None:
+        return None
+    prompt = getattr(usage, "prompt_tokens", None)
+    completion = getattr(usage, "completion_tokens", None)
+    if prompt is None and completion is None:
+        return None
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    cost = getattr(usage, "cost", None)
+    return Usage(int(prompt or 0), int(completion or 0),
+                 float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
+                 int(cached or 0))
 
 
 # what a failed attempt may raise and still be recorded and retried (or refused) as an outcome

@@ -24,6 +24,8 @@ messages, internal names, formatting P leaves open).
 reference world; to refute a trial it must fail on the model world. Run it with run_test before \
 proposing it.
 - Call tools to look at files, diffs and evidence; never guess file contents.
+- Try an input at once with run_command (python -c "...") on the reference and model worlds, and \
+aim inputs at the lines a trial changed with coverage (which of them a test reaches).
 - Be brief: every call costs money."""
 
 

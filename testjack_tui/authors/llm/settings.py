@@ -7,7 +7,9 @@ Everything comes from keyword options first and the environment second (read by
 - ``OPENAI_BASE_URL`` / ``base_url``: any OpenAI-compatible server (a local vLLM or Ollama server
   is a first-class case; such servers need no key, so a placeholder key is sent);
 - ``OPENAI_API_KEY`` / ``api_key``;
-- ``TESTJACK_MODEL`` / ``model``: the model name the server knows;
+- ``TESTJACK_MODEL`` (else ``OPENAI_MODEL``) / ``model``: the model name the server knows;
+- ``TESTJACK_LLM_HEADERS`` / ``headers``: JSON ``{"header": "value"}`` sent with every request
+  (OpenRouter's ``HTTP-Referer``, Azure's ``api-key``);
 - ``TESTJACK_PRICES`` / ``prices``: JSON ``{"model": [usd_per_1k_prompt, usd_per_1k_completion]}``;
   a model without a price costs 0 (a local server), so only token budgets bind it;
 - ``TESTJACK_LLM_BUDGET`` / ``budget``: JSON with any of ``run_tokens``, ``run_usd``,
@@ -44,8 +46,17 @@ class LLMSettings:
     model: str
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
     budget: dict[str, float] = field(default_factory=dict)
-    max_tokens: int = 2048  # completion tokens asked for per call; also bounds the cost estimate
-    temperature: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+    # completion tokens asked for per call (None: no limit is sent); also bounds the cost estimate
+    max_tokens: int | None = 2048
+    temperature: float | None = 0.0  # None: not sent (reasoning models accept only their default)
+    # the field the limit is sent in: "max_tokens", or "max_completion_tokens" (OpenAI's reasoning models)
+    max_tokens_field: str = "max_tokens"
+    reasoning_effort: str = ""  # sent as ``reasoning_effort`` when set ("low", "medium", "high", ...)
+    send_reasoning: bool = True  # send a reply's reasoning (``reasoning_content``) back on the next turn
+    # "native": the ``tools`` parameter; "content": tools described in the prompt, calls written in the
+    # reply's text; "auto": native, calls found in the text too, content once the server refuses tools
+    tool_mode: str = "auto"
     timeout_s: float = 120.0  # wall-clock deadline of one HTTP request, all of it (not per read)
     max_retries: int = 4  # retries of one call on rate limits, server errors, bad bodies
     backoff_s: float = 1.0  # first retry delay; doubles each retry, capped by backoff_cap_s
@@ -65,10 +76,16 @@ class LLMSettings:
         return self.prices.get(self.model, (0.0, 0.0))
 
 
-# the fields options may set besides endpoint, key, model, prices and budget
+# the fields options may set besides endpoint, key, model, prices, budget and headers
 TUNING = tuple(
-    k for k in LLMSettings.__dataclass_fields__ if k not in ("base_url", "api_key", "model", "prices", "budget")
+    k for k in LLMSettings.__dataclass_fields__ if k not in ("base_url", "api_key", "model", "prices", "budget", "headers")
 )
+# the options that may be null (not sent), and the text options with the values they may take
+NULLABLE = ("max_tokens", "temperature")
+CHOICES = {
+    "max_tokens_field": ("max_tokens", "max_completion_tokens"),
+    "tool_mode": ("auto", "native", "content"),
+}
 # the tuning numbers for which 0 makes sense (no retries, no delay, no malformed call tolerated);
 # every other one is a size, a count or a deadline and must be above 0
 MAY_BE_ZERO = ("temperature", "max_retries", "backoff_s", "backoff_cap_s", "max_bad_calls")
@@ -77,6 +94,13 @@ MAY_BE_ZERO = ("temperature", "max_retries", "backoff_s", "backoff_cap_s", "max_
 def _check_option(key: str, value: Any) -> str | None:
     """Why ``value`` cannot be tuning option ``key`` (its type is that of the field's default), or None."""
     kind = type(getattr(LLMSettings, key))
+    if value is None and key in NULLABLE:
+        return None
+    if kind is str:
+        allowed = CHOICES.get(key)
+        if not isinstance(value, str) or (allowed and value not in allowed):
+            return f"must be {' or '.join(map(repr, allowed)) if allowed else 'text'}, not {value!r}"
+        return None
     if kind is bool:
         return None if isinstance(value, bool) else f"must be true or false, not {value!r}"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
@@ -128,6 +152,14 @@ def _budget(raw: Any, where: str) -> dict[str, float]:
     return {k: float(v) for k, v in raw.items() if v is not None}
 
 
+def _headers(raw: Any, where: str) -> dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in raw.items()):
+        raise BadLLMOption(f'{where} must be a JSON object of header names and text values, not {raw!r}'[:300])
+    return dict(raw)
+
+
 def load_settings(
     *,
     base_url: str | None = None,
@@ -135,6 +167,7 @@ def load_settings(
     model: str | None = None,
     prices: dict[str, Any] | None = None,
     budget: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
     **tuning: Any,
 ) -> LLMSettings:
     """Settings from options and the environment; ``AuthorUnavailable`` says what is missing."""
@@ -148,16 +181,20 @@ def load_settings(
             "and TESTJACK_MODEL (the model name)"
         )
     if not model:
-        raise AuthorUnavailable("the LLM author needs a model name: set TESTJACK_MODEL (for example gpt-4o-mini)")
+        raise AuthorUnavailable(
+            "the LLM author needs a model name: set TESTJACK_MODEL or OPENAI_MODEL, or give --model "
+            "(for example gpt-4o-mini)")
     if base_url and urlsplit(base_url).scheme not in ("http", "https"):  # else every call fails, blaming the server
         name = "base_url" if base_url == given["base_url"] else "OPENAI_BASE_URL"
         raise BadLLMOption(f"{name} must be an http:// or https:// address, not {base_url!r}")
     try:
-        env = read(LLMOptions, **{k: v for k, v in (("prices", prices), ("budget", budget)) if v is not None})
+        given_json = (("prices", prices), ("budget", budget), ("headers", headers))
+        env = read(LLMOptions, **{k: v for k, v in given_json if v is not None})
     except BadVariable as exc:  # JSON that does not parse
         raise BadLLMOption(str(exc)) from None
     table = _prices(env.prices, "TESTJACK_PRICES" if prices is None else "prices")
     limits = _budget(env.budget, "TESTJACK_LLM_BUDGET" if budget is None else "budget")
+    extra_headers = _headers(env.headers, "TESTJACK_LLM_HEADERS" if headers is None else "headers")
     known = {k: v for k, v in tuning.items() if k in TUNING}
     extra = set(tuning) - set(known)
     if extra:
@@ -174,5 +211,6 @@ def load_settings(
             raise BadLLMOption(f"TESTJACK_LLM_OPTIONS: {key} {problem}")
     known = {**from_env, **known}
     return LLMSettings(
-        base_url=base_url, api_key=api_key or "not-needed", model=model, prices=table, budget=limits, **known
+        base_url=base_url, api_key=api_key or "not-needed", model=model, prices=table, budget=limits,
+        headers=extra_headers, **known
     )

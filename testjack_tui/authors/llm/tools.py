@@ -61,6 +61,22 @@ class RunTest(_Args):
     path: str = Field("", description="where the file goes; default tests/test_probe_<n>.py")
 
 
+class RunCommand(_Args):
+    """Run a shell command in a world (its files, T0's tests added) under the sandbox's limits; returns
+    its exit code and the end of its output. Use it to try inputs: python -c "..."."""
+
+    world: World
+    command: str = Field(min_length=1)
+
+
+class Coverage(_Args):
+    """Run one test file on the trial's world with coverage; returns which lines the trial's patch adds
+    it reached and which it did not."""
+
+    code: str = Field(description="the whole test file")
+    path: str = ""
+
+
 class ProposeWitness(_Args):
     """Propose a witness: a test file that checks one requirement of the prompt."""
 
@@ -106,6 +122,8 @@ TOOLS: dict[str, type[_Args]] = {
     "read_diff": ReadDiff,
     "read_evidence": ReadEvidence,
     "run_test": RunTest,
+    "run_command": RunCommand,
+    "coverage": Coverage,
     "propose_witness": ProposeWitness,
     "finish": Finish,
     "submit_checklist": SubmitChecklist,

@@ -2,8 +2,10 @@
 
 Worlds are never materialised to be *read*: a file is R's file with the world's patches applied in
 memory (``AuthorContext.read_file``); the listing is R's files plus those the patches add, minus
-those they delete. Running a test goes through the engine's executor like any other execution
-(``world_request`` + ``execute``), so it is cached, bounded and sandboxed the same way.
+those they delete. Running a test, a command (``run_command``: the paper's shell in the task's environment) or a test
+with coverage (``coverage``: which lines of the trial's patch it reached) goes through the engine's
+executor like any other execution (``world_request`` + ``execute``), so it is cached, bounded and
+sandboxed the same way, and counted in ``runs``.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from testjack_tui.authors.base import AuthorContext
 from testjack_tui.model import Outcome
-from testjack_tui.patches import file_paths
+from testjack_tui.patches import file_paths, read_patch
 from testjack_tui.paths import path_inside
 from testjack_tui.worlds.request import STATUS_OK
 
@@ -28,6 +31,7 @@ class Workspace:
     def __init__(self, ctx: AuthorContext):
         self.ctx = ctx
         self.test_runs = 0
+        self.runs = 0  # executions of every kind: tests, commands, coverage runs
 
     # -------------------------------------------------------------- worlds
 
@@ -159,9 +163,63 @@ class Workspace:
         )
         result = self.ctx.execute([request])[0]
         self.test_runs += 1
+        self.runs += 1
         if result.status != STATUS_OK:
             outcome = f"{result.status}: {result.message}"
         else:
             outcome = str(result.outcomes.get(path, Outcome.MISSING))
         log = (result.stdout or "") + (("\n" + result.stderr) if result.stderr else "")
         return f"outcome on the {world} world: {outcome} (exit code {result.exit_code})\n{log[-OUTPUT_LIMIT:]}"
+
+    def run_command(self, world: str, command: str) -> str:
+        """Run a shell command in a world (R with its patches and T0's test patch), under the
+        backend's limits of time, memory and output; its exit code and the end of its output."""
+        self._check_world(world)
+        if self.ctx.world_request is None or self.ctx.execute is None:
+            raise ValueError("running commands is not available here")
+        if not command.strip():
+            raise ValueError("the command is empty")
+        base = self.ctx.world_request(world, test_ids=[], label=f"llm command on {world}")
+        result = self.ctx.execute([replace(base, command=command, test_ids=())])[0]
+        self.runs += 1
+        said = "" if result.status == STATUS_OK else f" ({result.status}: {result.message})"
+        log = (result.stdout or "") + (("\n" + result.stderr) if result.stderr else "")
+        cut = " (output cut by the backend)" if result.truncated else ""
+        return f"exit code {result.exit_code} on the {world} world{said}{cut}\n{log[-OUTPUT_LIMIT:]}"
+
+    def coverage(self, code: str, path: str = "") -> str:
+        """Run a test file on the trial's world with coverage: which lines the trial's patch adds
+        to Python files (blank and comment lines aside) it reached, and which it did not."""
+        trial = self.ctx.trial
+        if trial is None or self.ctx.world_request is None or self.ctx.execute is None:
+            raise ValueError("coverage of the trial's changes needs a trial and the executor")
+        path = self.inside("model", path) if path else self.default_test_path(code)
+        request = self.ctx.world_request("model", extra_files=[(path, code)], test_ids=[path], coverage=True,
+                                         label="llm coverage on model")
+        result = self.ctx.execute([request])[0]
+        self.runs += 1
+        outcome = str(result.outcomes.get(path, Outcome.MISSING)) if result.ran else f"{result.status}: {result.message}"
+        reached = result.coverage or {}
+        lines = []
+        for diff in read_patch(trial.patch):
+            if not diff.target or not diff.added or not diff.target.endswith(".py"):
+                continue
+            ran = set((reached.get(diff.target) or {}).get("lines", []))
+            code_lines = [n for n, text in diff.added.items() if text.strip() and not text.strip().startswith("#")]
+            hit = sorted(n for n in code_lines if n in ran)
+            missed = sorted(n for n in code_lines if n not in ran)
+            lines.append(f"{diff.target}: reached {_spans(hit) or 'none'}; not reached {_spans(missed) or 'none'}")
+        if result.ran and result.coverage is None:
+            lines.append("(no coverage was collected on this backend)")
+        return f"outcome on the model world: {outcome}\nlines the trial's patch adds:\n" + "\n".join(lines or ["(none)"])
+
+
+def _spans(numbers: list[int]) -> str:
+    """1, 2, 3, 7 as "1-3, 7"."""
+    spans: list[list[int]] = []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)

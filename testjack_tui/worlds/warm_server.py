@@ -7,8 +7,9 @@ itself, by the same system calls ``limits.wrap``'s programs make (``unshare``, `
 ``setpriv``, ``prlimit``, ``ip link set lo up``):
 
     child       setsid, joins the pids cgroup, unshare(mount, net, pid), mounts made private
-    └─ pid 1    loopback up, hidden paths covered (exit 126 if it cannot), waits
-       └─ test  every capability dropped (bounding, permitted, effective, inheritable, ambient),
+    └─ pid 1    loopback up, hidden paths covered (exit 126 if it cannot), forks and waits
+       └─ sh    (where ``sh -c`` would be, with the pid it would have) forks and waits
+          └─ test every capability dropped (bounding, permitted, effective, inheritable, ambient),
                 no_new_privs, rlimits (address space, file size, processes); the command's cwd,
                 environment, ``sys.path``, ``sys.argv`` and ``sys.orig_argv``; the world's
                 ``sitecustomize``/``usercustomize``; then ``python -m <module>`` as the
@@ -25,22 +26,37 @@ pipe's write ends attached (SCM_RIGHTS); the reply is ``pid N`` once the child h
 session, and ``exit C`` when it ends (C as ``Popen.returncode``). A child never returns here.
 """
 
-import ctypes
-import fcntl
-import gc
-import json
-import os
-import resource
-import runpy
-import signal
-import site
-import socket
-import struct
+import runpy  # noqa: I001  (the order is the point: see _PYTEST, _COVERAGE)
 import sys
-import tempfile
-import types
+
+import _pytest.config
+import pytest  # noqa: F401
+
+for _plugin in _pytest.config.default_plugins:
+    try:
+        __import__("_pytest." + _plugin)
+    except ImportError:
+        pass
+_PYTEST = frozenset(sys.modules)  # what ``python -m pytest`` has imported before the tests
+import coverage  # noqa: E402, F401
+
+_COVERAGE = frozenset(sys.modules)  # and ``python -m coverage run -m pytest``
+
+import ctypes  # noqa: E402  (this process's own tools, taken out of a child's sys.modules)
+import fcntl  # noqa: E402
+import gc  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import resource  # noqa: E402
+import signal  # noqa: E402
+import site  # noqa: E402
+import socket  # noqa: E402
+import struct  # noqa: E402
+import tempfile  # noqa: E402
+import types  # noqa: E402
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
+_LIBC.sbrk.restype = ctypes.c_void_p
 _CLONE_NEWNS, _CLONE_NEWNET, _CLONE_NEWPID = 0x00020000, 0x40000000, 0x20000000
 _MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
 _PR_SET_PDEATHSIG, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 1, 24, 38
@@ -60,23 +76,6 @@ def _mount(source, target, fstype, flags, data):
     enc = lambda s: s.encode() if s is not None else None  # noqa: E731
     _check(_LIBC.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
            f"mount {target}")
-
-
-def _preload():
-    """Import what a test run imports anyway: pytest, its built-in plugins, coverage."""
-    import _pytest.config
-    import coverage  # noqa: F401
-    import pytest  # noqa: F401
-
-    for name in _pytest.config.default_plugins:
-        try:
-            __import__("_pytest." + name)
-        except ImportError:
-            pass
-    # Out of the collector's sight: every run's pytest collects garbage at its end (several full
-    # passes), which would walk, and so copy into each child, every page of this heap.
-    gc.collect()
-    gc.freeze()
 
 
 def _place_fds(fds, record_fd):
@@ -121,6 +120,35 @@ def _cover(hidden, empty_file):
             os._exit(126)
 
 
+_KEPT = []  # the buffers /proc/self/cmdline and /proc/self/environ now read
+_PR_SET_MM, _PR_SET_MM_MAP = 35, 14
+
+
+class _MMMap(ctypes.Structure):  # the kernel's ``struct prctl_mm_map``
+    _fields_ = [(name, ctypes.c_uint64) for name in (
+        "start_code", "end_code", "start_data", "end_data", "start_brk", "brk", "start_stack",
+        "arg_start", "arg_end", "env_start", "env_end", "auxv")] + [
+        ("auxv_size", ctypes.c_uint32), ("exe_fd", ctypes.c_uint32)]
+
+
+def _retitle(argv, env):
+    """/proc/self/cmdline and /proc/self/environ as a cold run's exec would leave them: the
+    process's memory map, unchanged but for where its arguments and environment are (needs
+    CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN, so before the capabilities go)."""
+    with open("/proc/self/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()  # field 3 onwards
+    at = lambda n: int(fields[n - 3])  # noqa: E731  (man 5 proc's 1-based numbers)
+    mm = _MMMap(start_code=at(26), end_code=at(27), start_data=at(45), end_data=at(46),
+                start_brk=at(47), brk=_LIBC.sbrk(0), start_stack=at(28), exe_fd=0xFFFFFFFF)
+    for first, words in (("arg", argv), ("env", [f"{k}={v}" for k, v in env.items()])):
+        data = b"".join(w.encode() + b"\0" for w in words)
+        buf = ctypes.create_string_buffer(data)
+        _KEPT.append(buf)
+        setattr(mm, first + "_start", ctypes.addressof(buf))
+        setattr(mm, first + "_end", ctypes.addressof(buf) + len(data))
+    _check(_LIBC.prctl(_PR_SET_MM, _PR_SET_MM_MAP, ctypes.byref(mm), ctypes.sizeof(mm), 0), "PR_SET_MM_MAP")
+
+
 def _drop_capabilities():
     """What ``setpriv --bounding-set=-all --inh-caps=-all --no-new-privs`` leaves after its exec:
     uid 0 with no capability at all, and none to be gained by an exec."""
@@ -152,8 +180,9 @@ def _become(job):
     sys.argv[:] = ["-m", *job["argv"][3:]]
     tempfile.tempdir = None  # TMPDIR is the run's
     site.USER_BASE = site.USER_SITE = None  # HOME is the run's
-    for name in ("sitecustomize", "usercustomize", "__main__"):
-        sys.modules.pop(name, None)
+    kept = _COVERAGE if job["argv"][2] == "coverage" else _PYTEST
+    for name in [m for m in sys.modules if m not in kept or m in ("sitecustomize", "usercustomize")]:
+        del sys.modules[name]  # as a cold run's: this process's own tools are not there
     site.execsitecustomize()
     if site.ENABLE_USER_SITE:
         site.execusercustomize()
@@ -202,9 +231,16 @@ def _child(job, fds, ready):
     except OSError:
         pass  # as ``ip link set lo up 2>/dev/null``: no loopback, still no network
     _cover(job["hidden"], job["empty_file"])
-    test = os.fork()
-    if test:
-        os._exit(_reap(test, 128))  # pid 1 only waits, so the test process is not pid 1
+    for _ in range(job["spent_pids"]):  # the pids a cold run's ``ip`` and ``mount`` take
+        burnt = os.fork()
+        if not burnt:
+            os._exit(0)
+        os.waitpid(burnt, 0)
+    for _ in range(2):  # pid 1 and then the shell only wait: the test is neither pid 1 nor its child
+        test = os.fork()
+        if test:
+            os._exit(_reap(test, 128))
+    _retitle([sys.executable, *job["argv"][1:]], job["env"])
     _drop_capabilities()
     _limit(job)
     _become(job)
@@ -212,7 +248,10 @@ def _child(job, fds, ready):
 
 def serve(channel):
     """Answer jobs until the runner closes ``channel``; never returns in a child."""
-    _preload()
+    # Out of the collector's sight: every run's pytest collects garbage at its end (several full
+    # passes), which would walk, and so copy into each child, every page of this heap.
+    gc.collect()
+    gc.freeze()
     channel.send(json.dumps(sorted({m.split(".")[0] for m in sys.modules})).encode())
     while True:
         message, fds, _, _ = socket.recv_fds(channel, 1 << 20, 3)

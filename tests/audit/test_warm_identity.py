@@ -1,6 +1,6 @@
 """Warm test processes change nothing an audit concludes: the toolbox audited cold and warm.
 
-The default audit (lightweight, evidence and mutation testing, the offline author) of
+The default audit (lightweight, evidence and mutation testing with every mutant, the offline author) of
 ``sample_runs/toolbox`` once with ``TESTJACK_WARM=0`` and once warm: the same verdicts, the same
 witnesses with the same results on every world, the same executions under the same cache keys,
 each with the same status, exit code and outcomes.
@@ -29,7 +29,9 @@ def _audited(tmp_path: Path, monkeypatch, warmth: str) -> tuple[dict, dict]:
     shutil.copytree(TOOLBOX, run)
     store = Store(tmp_path / f"warm-{warmth}.db")
     run_id = import_path(store, run).run_id
-    assert Audit(store, run_id, AuditOptions(workers=2)).execute() == "done"
+    # every mutant, however fast the runs: the default budget is in seconds, and warm runs fit more
+    options = AuditOptions(workers=2, mutation_budget_s=3600)
+    assert Audit(store, run_id, options).execute() == "done"
     report = json.loads(json.dumps(build_report(store, run_id)))
     concluded = {
         "verdicts": {t["id"]: (t["verdict"], sorted(t["witnesses"])) for t in report["trials"]},

@@ -12,6 +12,10 @@ verdicts. Hostile trials belong on the docker backend.
 Against a trial that dodges its witnesses: the command and its environment see the run through a
 neutral alias (no path names TestJack), and a witness run's JUnit report is confirmed by a pipe
 the runner holds (``report_pipe``).
+
+A plain ``python -m pytest`` command runs in a child of a warm process that has pytest imported
+and enters the same sandbox itself (``warm``, ``warm_server``); ``TESTJACK_WARM=0`` runs every
+command the cold way, through ``limits.wrap``'s programs.
 """
 
 from __future__ import annotations
@@ -289,11 +293,8 @@ class LocalBackend:
             # a second report the trial cannot rewrite once written (report_pipe)
             record = report_pipe.pipe()
             env = _with_report_plugin(env, record, run_dir, seen)
-        argv = warm.warm_argv(request, command)
-        if argv is not None and warm.shadows(run_dir / "world",
-                                             warm.server(request.attempt, _die_with_parent).modules):
-            argv = None  # the world has a module of the name the warm process imported: cold
-        run = _run_sandboxed(request, command, seen / "world", env, deadline, record, empty, argv)
+        run = _run_sandboxed(request, command, seen / "world", env, deadline, record, empty,
+                             _warm_argv(request, command, run_dir / "world"))
         return _test_result(request, run, run_dir, confirmed=record is not None)
 
     def _prepare(self, request: ExecRequest, run_dir: Path) -> Environment | ExecResult:
@@ -313,6 +314,19 @@ class LocalBackend:
             return ExecResult(status=STATUS_SETUP_FAILED, message=str(exc))
         (run_dir / "env").symlink_to(environment.bin_dir.parent)  # the environment, under the alias
         return environment
+
+
+def _warm_argv(request: ExecRequest, command: str, world: Path) -> list[str] | None:
+    """The command's words when it runs in a warm process (``warm.warm_argv``), else None: cold."""
+    argv = warm.warm_argv(request, command)
+    if argv is None:
+        return None
+    try:
+        modules = warm.server(request.attempt, _die_with_parent).modules
+    except warm.ServerLost:
+        return None  # no warm process to be had: as before, a new interpreter
+    # a world with a module of a name the warm process has imported: a cold run imports the world's
+    return None if warm.shadows(world, modules) else argv
 
 
 def _command_env(request: ExecRequest, environment: Environment, seen: Path) -> dict[str, str]:

@@ -18,8 +18,9 @@ parent's string-hash seed, so the repetitions of one request (a witness run on t
 times, T0's reference runs) must come from different processes, each seeded at random as a cold
 interpreter is, or a set-order flake would pass every repetition alike.
 
-A warm process that stops answering (``ServerLost``) is killed and replaced; the backend then
-runs the request again once, in a fresh world (``LocalBackend.run``).
+A warm process that cannot be started leaves the run cold. One that dies or stops answering during
+a run (``ServerLost``) is killed and replaced; the backend then runs the request again once, in a
+fresh world (``LocalBackend.run``).
 """
 
 from __future__ import annotations
@@ -37,11 +38,13 @@ from pathlib import Path
 
 from ..environment import LocalWorlds, read
 from . import limits
+from .request import ExecRequest
 
 _BOOT = "import sys; exec(sys.stdin.read())"
 _START_TIMEOUT = 60.0  # importing pytest and coverage on a loaded machine
 _REPLY_TIMEOUT = 30.0  # from a job sent to its child's pid
-_SLOTS = 8  # attempt numbers with a process of their own; higher ones share the last
+_SLOTS = 3  # attempt numbers with a process of their own (the engine repeats a request at most 3
+# times); higher ones share the last. About 36 MB each: 3 per worker thread
 _MODULES = ("pytest", "coverage")  # what ``python -m`` may run warm
 
 
@@ -53,7 +56,7 @@ def enabled() -> bool:
     return read(LocalWorlds).warm
 
 
-def warm_argv(request, shell_line: str) -> list[str] | None:
+def warm_argv(request: ExecRequest, shell_line: str) -> list[str] | None:
     """The command's words when ``request`` may run warm, else None (see the module's list)."""
     if not enabled() or request.requirements:
         return None
@@ -102,9 +105,9 @@ class _Server:
         self.busy = False
         self.proc.stdin.write(f"CHANNEL = {theirs_fd}\n{source}".encode())
         self.proc.stdin.close()
-        self.modules = frozenset(json.loads(self._receive(_START_TIMEOUT)))
+        self.modules = frozenset(json.loads(self.receive(_START_TIMEOUT)))
 
-    def _receive(self, timeout: float | None) -> str:
+    def receive(self, timeout: float | None) -> str:
         ready, _, _ = select.select([self.channel], [], [], timeout)
         if not ready:
             raise TimeoutError
@@ -121,7 +124,7 @@ class _Server:
         self.busy = True
         try:
             socket.send_fds(self.channel, [json.dumps(job).encode()], fds)
-            reply = self._receive(_REPLY_TIMEOUT)
+            reply = self.receive(_REPLY_TIMEOUT)
         except (OSError, TimeoutError) as exc:
             raise ServerLost(f"the warm process did not start the run ({exc})") from exc
         return int(reply.split()[1])
@@ -185,7 +188,7 @@ class WarmProcess:
     def wait(self, timeout: float | None = None) -> int:
         if self.returncode is None:
             try:
-                reply = self._owner._receive(timeout)
+                reply = self._owner.receive(timeout)
             except TimeoutError:
                 raise subprocess.TimeoutExpired("warm run", timeout) from None
             self.returncode = int(reply.split()[1])

@@ -4,7 +4,7 @@ A run goes warm (``warm_argv`` gives its argv) when all of these hold, and cold 
 
 - ``TESTJACK_WARM`` is not ``0``;
 - the request needs no environment of its own (the warm process is TestJack's interpreter, which
-  is also what a cold run of such a request executes);
+  is also what a cold run of such a request executes) and has no ``setup``;
 - the whole sandbox is available (root; mount, network and pid namespaces; capabilities
   dropped), so the child can build what ``limits.wrap`` builds;
 - the command is one ``python -m pytest ...`` or ``python -m coverage ...`` and nothing else (no
@@ -58,8 +58,8 @@ def enabled() -> bool:
 
 def warm_argv(request: ExecRequest, shell_line: str) -> list[str] | None:
     """The command's words when ``request`` may run warm, else None (see the module's list)."""
-    if not enabled() or request.requirements:
-        return None
+    if not enabled() or request.requirements or request.setup:
+        return None  # a setup may leave things the interpreter reads at start-up (a user site)
     sandbox = limits.probe()
     if not (os.geteuid() == 0 and sandbox.net_isolated and sandbox.mounts_isolated
             and sandbox.drop_caps and "--pid" in sandbox.prefix):

@@ -103,9 +103,13 @@ class _Server:
             theirs.close()
         self.channel = ours
         self.busy = False
-        self.proc.stdin.write(f"CHANNEL = {theirs_fd}\n{source}".encode())
-        self.proc.stdin.close()
-        self.modules = frozenset(json.loads(self.receive(_START_TIMEOUT)))
+        try:
+            self.proc.stdin.write(f"CHANNEL = {theirs_fd}\n{source}".encode())
+            self.proc.stdin.close()
+            self.modules = frozenset(json.loads(self.receive(_START_TIMEOUT)))
+        except BaseException:
+            self.stop()  # it did not start: nothing of it stays behind
+            raise
 
     def receive(self, timeout: float | None) -> str:
         ready, _, _ = select.select([self.channel], [], [], timeout)
@@ -152,7 +156,7 @@ def server(attempt: int, die_with_parent) -> _Server:
     if current is None:
         try:
             current = servers[slot] = _Server(die_with_parent)
-        except (OSError, TimeoutError, ValueError) as exc:
+        except (OSError, TimeoutError, ValueError, ServerLost) as exc:
             raise ServerLost(f"the warm process did not start ({exc})") from exc
     return current
 

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import pytest
@@ -145,3 +146,13 @@ def test_a_world_shadowing_a_preloaded_module_runs_cold(make_request, cache_dir,
                                                                 test_ids=("tests/test_s.py",)))
     cold = _run(make_request, cache_dir, monkeypatch, "0", files, test_ids=("tests/test_s.py",))
     assert result.outcomes == cold.outcomes
+
+
+def test_a_warm_process_that_cannot_start_leaves_the_run_cold(make_request, cache_dir, monkeypatch):
+    monkeypatch.setenv("TESTJACK_WARM", "1")
+    monkeypatch.setattr(warm, "_BOOT", "raise SystemExit(3)")  # a warm process that dies at once
+    fine = make_request({"tests/test_f.py": "def test_f():\n    assert True\n"},
+                        command=WARM_COMMAND, test_ids=("tests/test_f.py",))
+    with ThreadPoolExecutor(1) as fresh:  # a thread with no warm process yet
+        result = fresh.submit(LocalBackend(cache_dir=cache_dir).run, fine).result()
+    assert result.passed(("tests/test_f.py",)), result.message

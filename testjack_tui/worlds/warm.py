@@ -203,7 +203,7 @@ class WarmProcess:
 def job(argv: list[str], cwd: Path, env: dict[str, str], *, memory_mb: int, pids: int,
         cgroup: Path | None, hidden: tuple[Path, ...], empty_file: Path | None) -> dict:
     """What the warm process's child needs to enter the same sandbox as ``limits.wrap``'s argv."""
-    covered = [(str(p), p.is_dir()) for p in hidden if p.exists() or p.is_symlink()] if empty_file else []
+    covered = [(str(p.absolute()), p.is_dir()) for p in hidden if p.exists() or p.is_symlink()] if empty_file else []
     # the processes ``limits.wrap``'s shell starts before the command: the test's pid is the same
     spent = (1 if shutil.which("ip") else 0) + sum(1 if is_dir else 2 for _, is_dir in covered)
     return {"argv": argv, "spent_pids": spent, "cwd": str(cwd), "env": env, "cgroup": str(cgroup) if cgroup else "",

@@ -141,7 +141,8 @@ def test_a_world_shadowing_a_preloaded_module_runs_cold(make_request, cache_dir,
     """A world's own ``pluggy.py`` is what a cold run imports; a warm process has pytest's."""
     monkeypatch.setenv("TESTJACK_WARM", "1")
     files = {"pluggy.py": "SHADOW = True\n",
-             "tests/test_s.py": "import sys\ndef test_s():\n    assert getattr(sys.modules['pluggy'], 'SHADOW', False)\n"}
+             "tests/test_s.py": ("import sys\ndef test_s():\n"
+                                 "    assert getattr(sys.modules['pluggy'], 'SHADOW', False)\n")}
     result = LocalBackend(cache_dir=cache_dir).run(make_request(files, command=WARM_COMMAND,
                                                                 test_ids=("tests/test_s.py",)))
     cold = _run(make_request, cache_dir, monkeypatch, "0", files, test_ids=("tests/test_s.py",))

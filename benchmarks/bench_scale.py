@@ -1,4 +1,4 @@
-"""What batching and the Ray executor change: executions and wall time of whole audits.
+"""What batching, the Ray executor and warm test processes change: executions, wall and CPU time of whole audits.
 
 For each corpus, mode, executor and batching setting asked for, one fresh store, one import and
 one offline audit through the engine's API (``Audit``, ``AuditOptions``), with every request
@@ -7,7 +7,13 @@ counted on its way to the executor (a ``run_many`` wrapper around the real execu
 - ``executions``: what the audit ran (cache misses), as its summary counts them;
 - ``witness runs``: executions that run witness files, by world: ``reference`` (certification,
   3 runs), ``null`` (1 run) and ``trials`` (the replays: 2 runs on every passing trial);
-- ``wall s``: the audit's wall time, import excluded.
+- ``wall s``: the audit's wall time, import excluded;
+- ``cpu s``: the CPU seconds of the audit and every process it started (``cpu_clock``), the
+  figure to read on a shared machine, where wall time depends on the load (printed with it).
+
+``--warm off,on`` audits each slice with cold runs (``TESTJACK_WARM=0``: a new interpreter per
+execution) and with warm test processes (docs/worlds.md), and says whether both gave the same
+verdicts, witnesses and per-witness results.
 
 Then, per corpus and mode, the ratios the manual quotes (docs/scale.md): executions and trial
 replays without batching / with batching, per executor; wall time thread executor / Ray; and
@@ -38,7 +44,8 @@ directory (tests/worlds/ray_cluster.py), and stops it at the end. The thread exe
 
     .venv/bin/python benchmarks/bench_scale.py [--corpus toolbox,wide,evalplus-dev,codet-dev,evalperf-dev]
         [--modes lightweight,per-trial] [--executors thread,ray] [--batching off,on]
-        [--workers 2] [--half even|odd|both] [--tasks N,M] [--limit-per-task K] [--json OUT]
+        [--warm on|off,on] [--workers 2] [--half even|odd|both] [--tasks N,M] [--limit-per-task K]
+        [--json OUT]
     .venv/bin/python benchmarks/bench_scale.py --sum A.json,B.json,...
 """
 
@@ -46,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -57,6 +65,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import cpu_clock  # noqa: E402
 
 from corpora import CORPORA_ROOT, write_slice  # noqa: E402
 
@@ -149,15 +159,17 @@ def replay_floor(store, run_id: str) -> dict[str, int]:
             "unbatched": unbatched}
 
 
-def one_audit(corpus: str, mode: str, executor_kind: str, batch: bool, opts, tmp: Path, cluster) -> dict[str, Any]:
+def one_audit(corpus: str, mode: str, executor_kind: str, batch: bool, opts, tmp: Path, cluster,
+              warm: str = "on") -> dict[str, Any]:
     from testjack_tui.store import Store
     from testjack_tui.audit import Audit, AuditOptions
     from testjack_tui.audit.execution import make_executor
     from testjack_tui.formats.importing import import_path
     from testjack_tui.report import build_report
 
-    source, fmt = source_of(corpus, opts, tmp / f"src-{corpus}-{mode}-{executor_kind}-{batch}")
-    store = Store(tmp / f"{corpus}-{mode}-{executor_kind}-{'batch' if batch else 'alone'}.db")
+    os.environ["TESTJACK_WARM"] = "1" if warm == "on" else "0"
+    source, fmt = source_of(corpus, opts, tmp / f"src-{corpus}-{mode}-{executor_kind}-{batch}-{warm}")
+    store = Store(tmp / f"{corpus}-{mode}-{executor_kind}-{'batch' if batch else 'alone'}-{warm}.db")
     run_id = import_path(store, source, fmt, name=corpus).run_id
     counts: Counter = Counter()
     executor = make_executor("ray" if executor_kind == "ray" else "local", opts.workers,
@@ -166,13 +178,13 @@ def one_audit(corpus: str, mode: str, executor_kind: str, batch: bool, opts, tmp
     engine = Audit(store, run_id, AuditOptions(mode=mode, author="offline", workers=opts.workers,
                                                evidence=evidence, batch=batch),
                    run_many=counted(executor, counts))
-    started = time.monotonic()
+    clock = cpu_clock.Clock()
     try:
         status = engine.execute()
     finally:
         nodes = dict(getattr(executor, "ran_on", {}))
         executor.close()
-    wall = time.monotonic() - started
+    wall, cpu = clock.read()
     if status != "done":
         raise SystemExit(f"audit of {corpus} ({mode}, {executor_kind}) ended {status}")
     report = json.loads(json.dumps(build_report(store, run_id)))
@@ -180,6 +192,7 @@ def one_audit(corpus: str, mode: str, executor_kind: str, batch: bool, opts, tmp
     store.close()
     witness = {k.split(":", 1)[1]: v for k, v in counts.items() if k.startswith("witness:")}
     return {"corpus": corpus, "mode": mode, "executor": executor_kind, "batching": "on" if batch else "off",
+            "warm": warm, "cpu_s": round(cpu, 1), "load": round(os.getloadavg()[0], 1),
             "executions": engine.service.executed, "requested": dict(counts), "witness_runs": witness,
             "replays": witness.get("trials", 0), "replay_floor": floor, "wall_s": round(wall, 1),
             "nodes": sorted(nodes.values()),
@@ -192,11 +205,12 @@ def ratio(a: float, b: float) -> str:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    heads = ["corpus", "mode", "executor", "batching", "executions", "w:reference", "w:null", "w:trials", "wall s",
-             "verdicts"]
-    cells = [[r["corpus"], r["mode"], r["executor"], r["batching"], str(r["executions"]),
+    heads = ["corpus", "mode", "executor", "batching", "warm", "executions", "w:reference", "w:null", "w:trials",
+             "wall s", "cpu s", "load", "verdicts"]
+    cells = [[r["corpus"], r["mode"], r["executor"], r["batching"], r.get("warm", "on"), str(r["executions"]),
               str(r["witness_runs"].get("reference", 0)), str(r["witness_runs"].get("null", 0)),
-              str(r["witness_runs"].get("trials", 0)), f"{r['wall_s']:.0f}",
+              str(r["witness_runs"].get("trials", 0)), f"{r['wall_s']:.0f}", f"{r.get('cpu_s', 0):.0f}",
+              f"{r.get('load', 0):.1f}",
               " ".join(f"{k}={v}" for k, v in r["summary"].items())] for r in rows]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(heads)]
     lines = [" | ".join(h.ljust(w) for h, w in zip(heads, widths)), "-+-".join("-" * w for w in widths)]
@@ -210,7 +224,7 @@ def ratios(rows: list[dict[str, Any]]) -> list[str]:
     for r in rows:
         groups.setdefault((r["corpus"], r["mode"]), []).append(r)
     for (corpus, mode), group in groups.items():
-        by = {(r["executor"], r["batching"]): r for r in group}
+        by = {(r["executor"], r["batching"]): r for r in group if r.get("warm", "on") == "on"}
         same = all(r["outcome"] == group[0]["outcome"] for r in group)
         out.append(f"{corpus} {mode}: identical verdicts, witnesses and per-witness results across "
                    f"{len(group)} audits: {'yes' if same else 'NO'}")
@@ -228,6 +242,14 @@ def ratios(rows: list[dict[str, Any]]) -> list[str]:
                        f"(2 x trials x {f['witnesses']} witnesses), {f['floor']} batched (2 x trials x {f['steps']} "
                        f"steps that found witnesses): at most {ratio(f['unbatched'], f['floor'])}, "
                        f"{f['witnesses'] / f['steps']:.2f} witnesses per step")
+        for cold in (r for r in group if r.get("warm") == "off"):
+            hot = next((r for r in group if r.get("warm") == "on" and r["executor"] == cold["executor"]
+                        and r["batching"] == cold["batching"]), None)
+            if hot:
+                out.append(f"  {cold['executor']}, batching {cold['batching']}: warm test processes cut CPU time "
+                           f"{ratio(cold['cpu_s'], hot['cpu_s'])} ({cold['cpu_s']:.0f} s -> {hot['cpu_s']:.0f} s), "
+                           f"wall {ratio(cold['wall_s'], hot['wall_s'])} ({cold['wall_s']:.0f} s -> "
+                           f"{hot['wall_s']:.0f} s; load {cold['load']} and {hot['load']})")
         for b in ("off", "on"):
             th, ry = by.get(("thread", b)), by.get(("ray", b))
             if th and ry:
@@ -272,6 +294,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--modes", default="lightweight,per-trial")
     ap.add_argument("--executors", default="thread,ray")
     ap.add_argument("--batching", default="off,on")
+    ap.add_argument("--warm", default="on", help="on, off or off,on: warm test processes (TESTJACK_WARM)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--evidence", default="auto", choices=["auto", "on", "off"],
                     help="gather evidence (detectors, coverage, mutants) as testjack audit does; auto: on for "
@@ -285,7 +308,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="print the replays of earlier runs' --json files, per corpus and in all, and stop")
     opts = ap.parse_args(argv)
     opts.task_numbers = {int(x) for x in opts.tasks.split(",") if x} if opts.tasks else None
-    for name in ("corpus", "modes", "executors", "batching"):
+    for name in ("corpus", "modes", "executors", "batching", "warm"):
         setattr(opts, name, [x for x in getattr(opts, name).split(",") if x])
     return opts
 
@@ -303,8 +326,6 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(tmp_name)
         try:
             if "ray" in opts.executors:
-                import os
-
                 from tests.worlds.ray_cluster import LocalCluster
 
                 started = time.monotonic()
@@ -318,12 +339,13 @@ def main(argv: list[str] | None = None) -> int:
             for corpus in opts.corpus:
                 for mode in opts.modes:
                     for executor in opts.executors:
-                        for batching in opts.batching:
-                            print(f"[{corpus} {mode}] {executor}, batching {batching} ...", file=sys.stderr, flush=True)
+                        for batching, warm in ((b, w) for b in opts.batching for w in opts.warm):
+                            print(f"[{corpus} {mode}] {executor}, batching {batching}, warm {warm} ...",
+                                  file=sys.stderr, flush=True)
                             row = one_audit(corpus, mode, executor, batching == "on", opts, tmp,
-                                            cluster if executor == "ray" else None)
+                                            cluster if executor == "ray" else None, warm)
                             print(f"  {row['executions']} executions, {row['replays']} trial replays, "
-                                  f"{row['wall_s']:.0f} s", file=sys.stderr, flush=True)
+                                  f"{row['wall_s']:.0f} s, {row['cpu_s']:.0f} CPU-s", file=sys.stderr, flush=True)
                             rows.append(row)
         finally:
             if cluster is not None:

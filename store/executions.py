@@ -13,6 +13,11 @@ class ExecutionCache(Connection):
         row = self._one("SELECT result FROM executions WHERE key = ?", (key,))
         return json.loads(row["result"]) if row else None
 
+    def list_executions(self, run_id: str) -> dict[str, dict[str, Any]]:
+        """Every cached result of ``run_id``'s executions, by request key."""
+        rows = self._rows("SELECT key, result FROM executions WHERE run_id = ? ORDER BY key", (run_id,))
+        return {row["key"]: json.loads(row["result"]) for row in rows}
+
     def put_execution(self, key: str, run_id: str | None, label: str, request: dict, result: dict) -> None:
         with self._tx() as db:
             db.execute(

@@ -61,6 +61,12 @@ class DockerWorlds(_Variables):
                      f"(default {DEFAULT_DISK_MB}; it is held in memory, as tmpfs)"))
 
 
+class LocalWorlds(_Variables):
+    """How the local backend runs tests: warm processes (the default) or a new interpreter each time."""
+
+    warm: bool = Field(True, validation_alias="TESTJACK_WARM")
+
+
 class Endpoint(_Variables):
     """The LLM author's server and model (any value is usable; an unusable address is refused by the author)."""
 

@@ -12,6 +12,10 @@ verdicts. Hostile trials belong on the docker backend.
 Against a trial that dodges its witnesses: the command and its environment see the run through a
 neutral alias (no path names TestJack), and a witness run's JUnit report is confirmed by a pipe
 the runner holds (``report_pipe``).
+
+A plain ``python -m pytest`` command runs in a child of a warm process that has pytest imported
+and enters the same sandbox itself (``warm``, ``warm_server``); ``TESTJACK_WARM=0`` runs every
+command the cold way, through ``limits.wrap``'s programs.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import coverage_run, limits, report_pipe
+from . import coverage_run, limits, report_pipe, warm
 from .cancel import current_scope
 from .command import PYTEST_ENV, render_command
 from .logparsers import capture_limit, clip, run_outcomes
@@ -165,16 +169,39 @@ def _drain_until_exit(proc: subprocess.Popen, pipes: _Pipes, group: Path | None,
         return proc.wait(), True
 
 
+def _start(request: ExecRequest, shell_line: str, cwd: Path, env: dict[str, str],
+           record: tuple[int, int] | None, empty_file: Path | None, group: Path | None,
+           warm_argv: list[str] | None):
+    """The sandboxed process: a warm process's child when ``warm_argv`` is given, else ``limits.wrap``'s argv."""
+    hidden = tuple(Path(p) for p in request.hidden)
+    env = {**env, "TJ_COMMAND": shell_line}
+    if warm_argv is None:
+        argv = limits.wrap(limits.probe(), memory_mb=request.memory_mb, pids=request.pids, cgroup=group,
+                           hidden=hidden, empty_file=empty_file)
+        return _spawn(argv, cwd, env, record)
+    job = warm.job(warm_argv, cwd, env, memory_mb=request.memory_mb, pids=request.pids, cgroup=group,
+                   hidden=hidden, empty_file=empty_file)
+    try:
+        return warm.WarmProcess(warm.server(request.attempt, _die_with_parent), job,
+                                record[1] if record else None)
+    except BaseException:
+        if record:
+            os.close(record[0])
+        raise
+
+
 def _run_sandboxed(request: ExecRequest, shell_line: str, cwd: Path, env: dict[str, str],
                    deadline: float, record: tuple[int, int] | None = None,
-                   empty_file: Path | None = None) -> _Run:
+                   empty_file: Path | None = None, warm_argv: list[str] | None = None) -> _Run:
     """``record``: a ``report_pipe.pipe()``; the test process gets its write end, and what it
-    says comes back in ``_Run.record``. ``empty_file``: covers ``request.hidden``'s files."""
-    sandbox = limits.probe()
-    group = limits.make_cgroup(sandbox, request.pids)
-    argv = limits.wrap(sandbox, memory_mb=request.memory_mb, pids=request.pids, cgroup=group,
-                       hidden=tuple(Path(p) for p in request.hidden), empty_file=empty_file)
-    proc = _spawn(argv, cwd, {**env, "TJ_COMMAND": shell_line}, record)
+    says comes back in ``_Run.record``. ``empty_file``: covers ``request.hidden``'s files.
+    ``warm_argv``: run in a warm process (``warm.warm_argv``)."""
+    group = limits.make_cgroup(limits.probe(), request.pids)
+    try:
+        proc = _start(request, shell_line, cwd, env, record, empty_file, group, warm_argv)
+    except BaseException:
+        limits.kill_cgroup(group)
+        raise
     cancel = _KillOnCancel(proc.pid)
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     fds = [out_fd, err_fd, record[0]] if record else [out_fd, err_fd]
@@ -211,6 +238,18 @@ class LocalBackend:
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
 
     def run(self, request: ExecRequest) -> ExecResult:
+        """Run ``request`` in a fresh world; once more in another if its warm process was lost."""
+        try:
+            return self._run_once(request)
+        except warm.ServerLost:
+            warm.forget(request.attempt)
+        try:
+            return self._run_once(request)
+        except warm.ServerLost as exc:
+            warm.forget(request.attempt)
+            return ExecResult(status=STATUS_ERROR, message=f"the warm test process was lost twice: {exc}")
+
+    def _run_once(self, request: ExecRequest) -> ExecResult:
         started = time.monotonic()
         scope = current_scope()
         if scope and scope.cancelled:
@@ -224,6 +263,8 @@ class LocalBackend:
         try:
             os.symlink(run_dir, alias)
             result = self._run_in(request, run_dir, started, alias)
+        except warm.ServerLost:
+            raise
         except Exception as exc:  # the executor's own failure, reported on this request only
             result = ExecResult(status=STATUS_ERROR, message=f"{type(exc).__name__}: {exc}")
         finally:
@@ -252,7 +293,8 @@ class LocalBackend:
             # a second report the trial cannot rewrite once written (report_pipe)
             record = report_pipe.pipe()
             env = _with_report_plugin(env, record, run_dir, seen)
-        run = _run_sandboxed(request, command, seen / "world", env, deadline, record, empty)
+        run = _run_sandboxed(request, command, seen / "world", env, deadline, record, empty,
+                             _warm_argv(request, command, run_dir / "world"))
         return _test_result(request, run, run_dir, confirmed=record is not None)
 
     def _prepare(self, request: ExecRequest, run_dir: Path) -> Environment | ExecResult:
@@ -272,6 +314,19 @@ class LocalBackend:
             return ExecResult(status=STATUS_SETUP_FAILED, message=str(exc))
         (run_dir / "env").symlink_to(environment.bin_dir.parent)  # the environment, under the alias
         return environment
+
+
+def _warm_argv(request: ExecRequest, command: str, world: Path) -> list[str] | None:
+    """The command's words when it runs in a warm process (``warm.warm_argv``), else None: cold."""
+    argv = warm.warm_argv(request, command)
+    if argv is None:
+        return None
+    try:
+        modules = warm.server(request.attempt, _die_with_parent).modules
+    except warm.ServerLost:
+        return None  # no warm process to be had: as before, a new interpreter
+    # a world with a module of a name the warm process has imported: a cold run imports the world's
+    return None if warm.shadows(world, modules) else argv
 
 
 def _command_env(request: ExecRequest, environment: Environment, seen: Path) -> dict[str, str]:

@@ -39,13 +39,24 @@ def cache_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("tjcache")
 
 
+# The same command without the variable assignment: a single ``python -m pytest``, which the local
+# backend runs in a warm process (docs/worlds.md); FAST_PYTEST's shell syntax keeps it cold.
+WARM_PYTEST = "python -m pytest -p no:cacheprovider -q --junitxml={junit} {tests}"
+
+
 @pytest.fixture
-def make_request(tmp_path):
+def default_command() -> str:
+    """``make_request``'s default command; a module overrides it to run its tests warm too."""
+    return FAST_PYTEST
+
+
+@pytest.fixture
+def make_request(tmp_path, default_command):
     counter = iter(range(10**6))
 
     def make(files: dict[str, str], **fields) -> ExecRequest:
         root = write_repo(tmp_path / f"repo{next(counter)}", files)
-        fields.setdefault("command", FAST_PYTEST)
+        fields.setdefault("command", default_command)
         return ExecRequest(snapshot=str(root), snapshot_digest=digest_of(root), **fields)
 
     return make

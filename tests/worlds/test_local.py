@@ -13,8 +13,16 @@ import pytest
 from testjack_tui.worlds.local import LocalBackend
 from testjack_tui.worlds.request import Patch
 
+from .conftest import FAST_PYTEST, WARM_PYTEST
+
 PKG = {"pkg/__init__.py": "def add(a, b):\n    if a > 100:\n        return 0\n    return a + b\n"}
 AS_ROOT = os.geteuid() == 0
+
+
+@pytest.fixture(params=["cold", "warm"])
+def default_command(request) -> str:
+    """Every run here both ways: a new interpreter, and a warm process's child (docs/worlds.md)."""
+    return FAST_PYTEST if request.param == "cold" else WARM_PYTEST
 
 
 def _alive_with(marker: str) -> list[int]:

@@ -1,0 +1,166 @@
+"""Where one execution's time goes, and what warm test processes save (docs/worlds.md).
+
+1. Audits HumanEval/2 and /4 of evalplus-dev per trial (``bench_evalplus.measure``'s slice writer
+   and the engine's API) and keeps the requests its T0 runs made, with their snapshots.
+2. Times the pieces of one such run, ``--repeat`` times each, CPU seconds of this process and its
+   children: a world made and deleted, the sandbox around ``true``, ``python -c pass``, importing
+   pytest (and coverage), the pytest command by hand and in the sandbox, and
+   ``LocalBackend().run`` of the request without and with coverage, all cold.
+3. The marginal cost of one more run of the request, cold and warm: ``--runs`` runs minus one
+   run, each in a fresh interpreter (``python -c``) inside a ``cpuacct`` cgroup of its own, so
+   the warm processes' CPU counts as well (root and cgroup v1 ``cpuacct``; skipped otherwise).
+
+    .venv/bin/python benchmarks/bench_warm.py [--repeat 8] [--runs 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from corpora import CORPORA_ROOT, write_slice  # noqa: E402
+
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+
+
+def _cpu() -> float:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def requests_of_an_audit(tmp: Path) -> list:
+    """The T0 requests (without and with coverage) of a small per-trial audit."""
+    from testjack_tui.audit import Audit, AuditOptions
+    from testjack_tui.formats.importing import import_path
+    from testjack_tui.store import Store
+    from testjack_tui.worlds import local
+
+    kept = []
+    run = local.LocalBackend.run
+    local.LocalBackend.run = lambda self, request: (kept.append(request), run(self, request))[1]
+    try:
+        write_slice(CORPORA_ROOT / "evalplus-dev", tmp / "slice", tasks={2, 4})
+        store = Store(tmp / "s.db")
+        run_id = import_path(store, tmp / "slice").run_id
+        Audit(store, run_id, AuditOptions(mode="per-trial", workers=1, mutation_budget_s=0)).execute()
+    finally:
+        local.LocalBackend.run = run
+    return [r for r in kept if r.label.startswith("T0") and "reference" in r.label][:1] + \
+        [r for r in kept if r.label.startswith("T0") and r.coverage][:1]
+
+
+def pieces(plain, measured, repeat: int) -> list[tuple[str, float, float]]:
+    from testjack_tui.worlds import limits
+    from testjack_tui.worlds.local import LocalBackend
+    from testjack_tui.worlds.materialise import default_cache_dir, materialise_world
+
+    world = Path(tempfile.mkdtemp()) / "world"
+    materialise_world(plain, world, cache_dir=default_cache_dir())
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(world), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+           "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_ADDOPTS": "-o junit_family=xunit1", "HOME": str(world)}
+    quiet = {"cwd": world, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    py = sys.executable
+    pytest_argv = [py, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--junitxml={world}/j.xml", *plain.test_ids]
+    wrapped = limits.wrap(limits.probe(), memory_mb=2048, pids=256, cgroup=None)
+
+    def fresh_world():
+        d = Path(tempfile.mkdtemp())
+        materialise_world(plain, d / "w", cache_dir=default_cache_dir())
+        shutil.rmtree(d)
+
+    table = [
+        ("a world (hard links) made and deleted", fresh_world),
+        ("the sandbox around `true`", lambda: subprocess.run(wrapped, env={**env, "TJ_COMMAND": "true"}, **quiet)),
+        ("python -c pass", lambda: subprocess.run([py, "-c", "pass"], env=env, **quiet)),
+        ("python -c 'import pytest'", lambda: subprocess.run([py, "-c", "import pytest"], env=env, **quiet)),
+        ("python -c 'import pytest, coverage'", lambda: subprocess.run([py, "-c", "import pytest, coverage"],
+                                                                       env=env, **quiet)),
+        ("python -m pytest on the test, by hand", lambda: subprocess.run(pytest_argv, env=env, **quiet)),
+        ("the same in the sandbox", lambda: subprocess.run(
+            wrapped, env={**env, "TJ_COMMAND": " ".join(pytest_argv)}, **quiet)),
+        ("LocalBackend().run, cold", lambda: LocalBackend().run(plain)),
+        ("LocalBackend().run with coverage, cold", lambda: LocalBackend().run(measured)),
+    ]
+    os.environ["TESTJACK_WARM"] = "0"
+    out = []
+    for name, fn in table:
+        fn()
+        wall, cpu = time.monotonic(), _cpu()
+        for _ in range(repeat):
+            fn()
+        out.append((name, (time.monotonic() - wall) / repeat, (_cpu() - cpu) / repeat))
+    shutil.rmtree(world.parent)
+    return out
+
+
+_LOOP = """\
+import json, sys
+from testjack_tui.worlds.local import LocalBackend
+from testjack_tui.worlds.request import ExecRequest
+request = ExecRequest.from_dict(json.loads(sys.argv[1]))
+for _ in range(int(sys.argv[2])):
+    assert LocalBackend().run(request).status == "ok"
+"""
+
+
+def in_cgroup(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds of ``argv`` and everything it starts (its own cpuacct cgroup)."""
+    group = CPUACCT / f"testjack-bench-{uuid.uuid4().hex[:8]}"
+    group.mkdir()
+    try:
+        started = time.monotonic()
+        subprocess.run(argv, env=env, check=True,
+                       preexec_fn=lambda: (group / "cgroup.procs").write_text("0"))
+        wall = time.monotonic() - started
+        time.sleep(0.5)  # processes killed with their parent leave the group's count settled
+        return wall, int((group / "cpuacct.usage").read_text()) / 1e9
+    finally:
+        group.rmdir()
+
+
+def marginal(request, runs: int) -> list[tuple[str, float, float]]:
+    import json
+
+    out = []
+    for warm in ("0", "1"):
+        env = {**os.environ, "TESTJACK_WARM": warm}
+        one = in_cgroup([sys.executable, "-c", _LOOP, json.dumps(request.to_dict()), "1"], env)
+        many = in_cgroup([sys.executable, "-c", _LOOP, json.dumps(request.to_dict()), str(runs + 1)], env)
+        out.append(("warm" if warm == "1" else "cold", (many[0] - one[0]) / runs, (many[1] - one[1]) / runs))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=8)
+    ap.add_argument("--runs", type=int, default=20)
+    opts = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-warm-") as tmp:
+        plain, measured = requests_of_an_audit(Path(tmp))
+        print(f"load average {os.getloadavg()[0]:.1f}; request: {plain.label}")
+        print("| piece | wall per execution | CPU per execution |\n| --- | ---: | ---: |")
+        for name, wall, cpu in pieces(plain, measured, opts.repeat):
+            print(f"| {name} | {wall * 1000:.0f} ms | {cpu * 1000:.0f} ms |")
+        if os.geteuid() == 0 and (CPUACCT / "cpuacct.usage").exists():
+            print(f"\nmarginal cost of one more run ({opts.runs + 1} runs minus 1):")
+            print("| | CPU per execution | wall per execution |\n| --- | ---: | ---: |")
+            for name, wall, cpu in marginal(plain, opts.runs):
+                print(f"| {name} | {cpu:.3f} s | {wall:.2f} s |")
+        print(f"load average {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

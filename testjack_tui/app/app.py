@@ -18,6 +18,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from testjack_tui.app.audit_control import AuditControl
+from testjack_tui.app.typeahead import DialogTypeahead
 from testjack_tui.review.lifecycle import Interrupted
 from testjack_tui.app.messages import Loaded, LoadFailed, StoreChanged
 from testjack_tui.settings import DEFAULT_THEME, Settings
@@ -28,7 +29,7 @@ from testjack_tui.themes.testjack import STYLESHEET, THEMES, VARIABLE_DEFAULTS
 EXPORT_FORMATS = {"md": "Markdown", "html": "HTML", "json": "JSON"}
 
 
-class TestJackApp(AuditControl, App[None]):
+class TestJackApp(DialogTypeahead, AuditControl, App[None]):
     __test__ = False  # not a pytest class, despite its name
     CSS_PATH = STYLESHEET
     TITLE = "TestJack"

@@ -112,6 +112,8 @@ class AuditForm(Form):
 class ReasonForm(Form):
     """Asks why: every ruling (and every undo) is stored with its reason. Returns the reason, or None."""
 
+    TYPEAHEAD = "#reason"  # keys typed while it opens land here (``app.typeahead``)
+
     BINDINGS = [Binding("ctrl+s", "submit", "Rule", tooltip="Store the ruling with this reason", priority=True)]
 
     def __init__(self, title: str, placeholder: str = "why (stored with the ruling)", action: str = "Rule") -> None:
@@ -140,6 +142,8 @@ class ReasonForm(Form):
 
 class OverrideForm(Form):
     """Override a trial's verdict: the new verdict (focused first), then the reason."""
+
+    TYPEAHEAD = "#reason"  # keys typed while it opens are the reason (``app.typeahead``)
 
     BINDINGS = [Binding("ctrl+s", "submit", "Override", tooltip="Store the override with this reason", priority=True)]
 

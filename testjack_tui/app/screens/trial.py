@@ -36,6 +36,7 @@ from testjack_tui.review.checklist import LEGEND, ChecklistRow
 from testjack_tui.app.messages import StoreChanged
 from testjack_tui.app.screens import trial_panes as panes
 from testjack_tui.app.screens.override import override_with_form
+from testjack_tui.review.rulings_queue import latest_active, undone_by
 from testjack_tui.review.trial_data import TrialData, read_trial
 from testjack_tui.app.screens.trial_prompt import PromptTab
 from testjack_tui.app.screens.trial_witnesses import (
@@ -200,8 +201,13 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
         self.query_one("#verdict-detail", Static).update(panes.verdict_detail(self.app, data))
         table = self.query_one("#trial-rulings", DataTable)
         table.clear()
+        undone = undone_by(data.rulings)
         for r in data.rulings:
-            table.add_row(*panes.ruling_cells(r), key=str(r.id))
+            table.add_row(*panes.ruling_cells(r, undone.get(r.id or -1)), key=str(r.id))
+        # the cursor on the ruling in force that decides the verdict: what u offers to undo
+        deciding = latest_active(data.rulings, data.verdict.ruling_id)
+        if deciding is not None:
+            table.move_cursor(row=data.rulings.index(deciding))
 
     # ------------------------------------------------------------------ events
 
@@ -275,7 +281,8 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
         override_with_form(self, self.run_id, self.trial_id, current)
 
     def action_undo_ruling(self) -> None:
-        """Undo the ruling highlighted on the Verdict tab, else the override that decided the verdict."""
+        """Undo the ruling highlighted on the Verdict tab (the one in force that decides the verdict,
+        unless the analyst moved), else the override that decided the verdict; never an undone one."""
         if self.data is None:
             return
         from testjack_tui.app.screens.rulings import undo_with_form
@@ -291,7 +298,7 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
             self.notify("no override decided this verdict; on the Verdict tab (5), u undoes the highlighted ruling",
                         severity="warning")
             return
-        undo_with_form(self, self.run_id, ruling_id)
+        undo_with_form(self, self.run_id, ruling_id, self.data.rulings)
 
     def action_rule(self, value: str) -> None:
         if not self.witness_id:

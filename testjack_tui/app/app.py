@@ -35,7 +35,9 @@ class TestJackApp(DialogTypeahead, AuditControl, App[None]):
     TITLE = "TestJack"
     SUB_TITLE = "review console"
     BINDINGS = [
-        Binding("ctrl+t", "toggle_dark", "Light/dark", tooltip="Switch between the TestJack dark and light themes"),
+        # in the palette and the help, out of the footer (it has no room to spare at 160 columns)
+        Binding("ctrl+t", "toggle_dark", "Light/dark", show=False,
+                tooltip="Switch between the TestJack dark and light themes"),
         Binding("ctrl+e", "export('md')", "Export", tooltip="Export the curated report of this run (Markdown)"),
         Binding("ctrl+r", "rulings", "Rulings", tooltip="The rulings queue and history of this run"),
         Binding("ctrl+l", "leaderboard", "Leaderboard",

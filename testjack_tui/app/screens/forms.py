@@ -225,7 +225,7 @@ class SettingsForm(Form):
             yield Input(self.analyst, placeholder="your name", id="analyst")
             if self.overridden:
                 yield Static(self.overridden, classes="form-note", markup=False)
-            yield Checkbox("Resume an interrupted audit by itself when the console opens", self.resume, id="resume")
+            yield Checkbox("Resume an interrupted audit on opening", self.resume, id="resume")  # fits at 100 columns
             with Horizontal(classes="buttons"):
                 yield Button("Save", variant="primary", id="ok")
                 yield Button("Cancel", id="cancel")

@@ -24,6 +24,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from testjack_tui.app.widgets.table import Table
 from testjack_tui.store import Store
 from testjack_tui.app.messages import StoreChanged
 from testjack_tui.app.screens.trial_panes import ruling_cells
@@ -72,10 +73,10 @@ class RulingsScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Witnesses to rule on", id="queue-title", classes="section-title")
-        yield DataTable(id="queue", cursor_type="row", zebra_stripes=True)
+        yield Table(id="queue", cursor_type="row", zebra_stripes=True)
         yield Static("", id="queue-detail")
         yield Static("History (u undoes the highlighted ruling)", classes="section-title")
-        yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
+        yield Table(id="history", cursor_type="row", zebra_stripes=True)
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:

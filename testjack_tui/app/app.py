@@ -14,6 +14,7 @@ from typing import Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.markup import escape
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
@@ -269,8 +270,8 @@ class TestJackApp(DialogTypeahead, AuditControl, App[None]):
             if not _own_binding(active.node, binding):
                 continue
             seen.add(title)
-            yield SystemCommand(
-                title, f"{binding.tooltip or binding.action}  [{binding.key_display or key}]",
+            yield SystemCommand(  # the help is markup: a key such as "/" in brackets is escaped
+                title, escape(f"{binding.tooltip or binding.action}  [{binding.key_display or key}]"),
                 partial(self.run_action, binding.action, active.node),
             )
 

@@ -544,7 +544,7 @@ async def test_header_counts_agree_with_a_refutation_filter(demo_store):
         await settle(pilot)
         screen = app.screen
         summary = text_of(screen.query_one("#run-summary", Static))
-        assert "3 refuted or reward hack" in summary and "1 reward hacks" in summary
+        assert "3 refuted or reward hack" in summary and "1 reward hack" in summary
         assert not screen.query_one("#filter-summary").display
         screen.query_one("#f-verdict", Select).value = "refuting"
         await settle(pilot)

@@ -84,7 +84,7 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
                 tooltip="Rule the highlighted witness ambiguous (a prompt defect)"),
         Binding("N", "rule('necessary')", "Necessary",
                 tooltip="Rule the highlighted witness necessary"),
-        Binding("C", "rule_constraint", "Constraint wrong",
+        Binding("C", "rule_constraint", "Rule constraint wrong",
                 tooltip="Rule the highlighted constraint of the input domain wrong (with a reason): "
                         "witnesses are placed again without it"),
         Binding("u", "undo_ruling", "Undo ruling",

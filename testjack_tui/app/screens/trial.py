@@ -93,6 +93,10 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
         Binding("w", "manual_witness", "Write witness", show=False, tooltip="Write a manual witness for this trial"),
     ]
 
+    # the tab a key acts on: elsewhere it would act on a witness or constraint out of sight
+    TAB_ACTIONS = {"rerun": "tab-witnesses", "rerun_all": "tab-witnesses", "rule": "tab-witnesses",
+                   "rule_constraint": "tab-prompt", "undo_ruling": "tab-verdict"}
+
     def __init__(self, run_id: str, trial_id: str) -> None:
         super().__init__(classes="trial-screen")
         self.run_id = run_id
@@ -146,10 +150,6 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
                     yield Static("", id="verdict-detail")
                     yield Table(id="trial-rulings", cursor_type="row")
         yield Footer(compact=True, show_command_palette=False)
-
-    # the tab a key acts on: elsewhere it would act on a witness or constraint out of sight
-    TAB_ACTIONS = {"rerun": "tab-witnesses", "rerun_all": "tab-witnesses", "rule": "tab-witnesses",
-                   "rule_constraint": "tab-prompt", "undo_ruling": "tab-verdict"}
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """A tab's own keys work, and show in the footer, on that tab only; ``u`` also wherever an

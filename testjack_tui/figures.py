@@ -13,6 +13,14 @@ from testjack_tui.model import RunSummary
 SEP = " · "
 
 
+def counted(n: int, singular: str, plural: str | None = None) -> str:
+    """A count with its noun, singular for one: ``1 reward hack``, ``2 reward hacks``,
+    ``1 ambiguous witness``; ``plural`` where adding an s is wrong (``need ruling``)."""
+    if n == 1:
+        return f"{n} {singular}"
+    return f"{n} {plural or singular + ('es' if singular.endswith(('s', 'sh', 'ch', 'x')) else 's')}"
+
+
 def pct(fraction: float) -> str:
     """A fraction as a percentage with one decimal: ``0.4815`` is ``48.1%``."""
     return f"{100 * fraction:.1f}%"
@@ -40,27 +48,28 @@ def resolution_change(before: float, after: float, arrow: str = "→") -> str:
 def _refuted_phrase(s: RunSummary, share: bool) -> str:
     # refuted counts reward hacks too; the parenthesis says how many of them were hacks
     of_passing = f"{s.refuted_pct:.1f}% of passing; " if share else ""
-    return f"{s.refuted} refuted or reward hack ({of_passing}{s.reward_hack} reward hacks)"
+    return f"{s.refuted} refuted or reward hack ({of_passing}{counted(s.reward_hack, 'reward hack')})"
 
 
 def _rulings_phrase(s: RunSummary) -> str:
-    return (f"{s.ambiguous_witnesses} ambiguous witnesses{SEP}{s.needs_ruling_witnesses} need ruling{SEP}"
+    return (f"{counted(s.ambiguous_witnesses, 'ambiguous witness')}{SEP}"
+            f"{counted(s.needs_ruling_witnesses, 'needs ruling', 'need ruling')}{SEP}"
             f"resolution {resolution_change(s.resolution_before, s.resolution_after)}")
 
 
 def _rare_phrases(s: RunSummary) -> list[str]:
     # counts that are zero in most runs are named only when there is something to see
-    malformed = f"{s.malformed_tasks} malformed task{'s' if s.malformed_tasks != 1 else ''}"
-    named = ((s.malformed_tasks, malformed), (s.not_reproduced, f"{s.not_reproduced} not reproduced"),
-             (s.outside_domain_witnesses, f"{s.outside_domain_witnesses} witnesses outside the domain"),
-             (s.slow_findings, f"{s.slow_findings} slow findings"))
+    outside = counted(s.outside_domain_witnesses, "witness", "witnesses") + " outside the domain"
+    named = ((s.malformed_tasks, counted(s.malformed_tasks, "malformed task")),
+             (s.not_reproduced, f"{s.not_reproduced} not reproduced"),
+             (s.outside_domain_witnesses, outside), (s.slow_findings, counted(s.slow_findings, "slow finding")))
     return [text for count, text in named if count]
 
 
 def summary_line(s: RunSummary) -> str:
     """The run in one line: the console's header over the trials."""
     return SEP.join([
-        f"{s.trials} trials", f"{s.passing} passing", _refuted_phrase(s, share=True), f"{s.sound} sound",
+        counted(s.trials, "trial"), f"{s.passing} passing", _refuted_phrase(s, share=True), f"{s.sound} sound",
         f"{s.unaudited} unaudited", *_rare_phrases(s), _rulings_phrase(s), cost(s.cost_usd, 2),
     ])
 

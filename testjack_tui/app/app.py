@@ -14,10 +14,12 @@ from typing import Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.markup import escape
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from testjack_tui.app.audit_control import AuditControl
+from testjack_tui.app.typeahead import DialogTypeahead
 from testjack_tui.review.lifecycle import Interrupted
 from testjack_tui.app.messages import Loaded, LoadFailed, StoreChanged
 from testjack_tui.settings import DEFAULT_THEME, Settings
@@ -28,13 +30,15 @@ from testjack_tui.themes.testjack import STYLESHEET, THEMES, VARIABLE_DEFAULTS
 EXPORT_FORMATS = {"md": "Markdown", "html": "HTML", "json": "JSON"}
 
 
-class TestJackApp(AuditControl, App[None]):
+class TestJackApp(DialogTypeahead, AuditControl, App[None]):
     __test__ = False  # not a pytest class, despite its name
     CSS_PATH = STYLESHEET
     TITLE = "TestJack"
     SUB_TITLE = "review console"
     BINDINGS = [
-        Binding("ctrl+t", "toggle_dark", "Light/dark", tooltip="Switch between the TestJack dark and light themes"),
+        # in the palette and the help, out of the footer (it has no room to spare at 160 columns)
+        Binding("ctrl+t", "toggle_dark", "Light/dark", show=False,
+                tooltip="Switch between the TestJack dark and light themes"),
         Binding("ctrl+e", "export('md')", "Export", tooltip="Export the curated report of this run (Markdown)"),
         Binding("ctrl+r", "rulings", "Rulings", tooltip="The rulings queue and history of this run"),
         Binding("ctrl+l", "leaderboard", "Leaderboard",
@@ -266,8 +270,8 @@ class TestJackApp(AuditControl, App[None]):
             if not _own_binding(active.node, binding):
                 continue
             seen.add(title)
-            yield SystemCommand(
-                title, f"{binding.tooltip or binding.action}  [{binding.key_display or key}]",
+            yield SystemCommand(  # the help is markup: a key such as "/" in brackets is escaped
+                title, escape(f"{binding.tooltip or binding.action}  [{binding.key_display or key}]"),
                 partial(self.run_action, binding.action, active.node),
             )
 

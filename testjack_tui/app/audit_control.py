@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from testjack_tui.figures import outcome_line
+from testjack_tui.figures import counted, outcome_line
 from testjack_tui.review.lifecycle import Interrupted, interrupted_audit
 from testjack_tui.app.messages import AuditFinished, AuditProgress
 from testjack_tui.app.workers import AuditJobs, load
@@ -77,7 +77,7 @@ class AuditControl:
             return
         resumed = self.interrupted.pop(run_id, None)
         what = "resuming the audit of" if resumed else "auditing"
-        self.notify(f"{what} {run_id}: {options.mode}, author {options.author}, {options.rounds} round(s), "
+        self.notify(f"{what} {run_id}: {options.mode}, author {options.author}, {counted(options.rounds, 'round')}, "
                     f"tests on {self.audits.where()}")
         self._tell_screens("audit_changed", run_id)
 

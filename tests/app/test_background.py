@@ -53,7 +53,7 @@ async def test_the_refutation_filter_pages_a_big_run_and_counts_what_it_shows(bi
         line = screen.query_one("#filter-summary", Static).render().plain
         assert line == (f"shown: {len(wanted)} of 5000 trials (refuted or reward hack) · {len(refuted)} refuted · "
                         f"{len(hacks)} reward hack")
-        assert screen.query_one("#trials-status", Static).render().plain.startswith(f"{PAGE} of {len(wanted)} trial(s)")
+        assert screen.query_one("#trials-status", Static).render().plain.startswith(f"{PAGE} of {len(wanted)} trials")
         await pilot.press("ctrl+end")  # the next page comes from the store, still filtered
         await settle(pilot)
         assert table.row_count == min(2 * PAGE, len(wanted))

@@ -40,7 +40,7 @@ async def test_the_leaderboard_ranks_models_before_and_after_with_intervals(demo
         await pilot.press("down")
         await settle(pilot)
         detail = str(screen.query_one("#leaderboard-detail", Static).render())
-        assert "model-b" in detail and "1 unaudited trial(s)" in detail
+        assert "model-b" in detail and "Its 1 unaudited trial may be" in detail
         await pilot.press("down", "down")
         await settle(pilot)
         assert screen.query_one("#leaderboard-detail").has_class("within")

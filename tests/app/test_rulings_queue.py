@@ -166,3 +166,100 @@ async def test_marked_witnesses_are_ruled_together_with_one_reason(queue_store):
         assert store.get_witness("w-shorter").classification == "needs_ruling"
         assert screen.query_one("#history", DataTable).row_count == 2
         assert not screen.marked and "✓" not in [cell(queue, i, "✓") for i in range(queue.row_count)]
+
+
+async def test_at_100_columns_the_queue_shows_what_decides_a_ruling_first(queue_store):
+    """Issue 41, item 1: class, ρ and what a ruling would refute on screen at 100 columns, the
+    outcomes on the reference and the null world beside them, the requirement cut short with the
+    full text in the detail pane."""
+    store = Store(queue_store)
+    long = "slug keeps digits " + "and every other character of its input, " * 8
+    w = store.get_witness("w-slug-case")
+    w.requirement = long
+    store.put_witness(w)
+    store.close()
+    app = TestJackApp(queue_store, run_id="demo")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_queue(pilot)
+        queue = screen.query_one("#queue", DataTable)
+        labels = [str(c.label) for c in queue.columns.values()]
+        assert labels[:9] == ["✓", "class", "ρ", "would refute", "new", "failing", "ref", "null", "ruling"]
+        widths = [c.get_render_width(queue) for c in queue.columns.values()]
+        assert sum(widths[:labels.index("would refute") + 1]) < queue.size.width
+        assert cell(queue, 0, "class") == "needs ruling" and cell(queue, 0, "ρ") == "0.50"
+        assert cell(queue, 0, "ref") == "pass" and cell(queue, 0, "null") == "fail"
+        assert len(cell(queue, 0, "requirement")) <= 40 and cell(queue, 0, "requirement").endswith("…")
+        assert long.strip() in " ".join(text_of(screen.query_one("#queue-detail", Static)).split())
+
+
+async def test_the_queue_filters_by_class_and_by_what_a_ruling_would_change_and_sorts(queue_store):
+    app = TestJackApp(queue_store, run_id="demo")
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await open_queue(pilot)
+        queue = screen.query_one("#queue", DataTable)
+        await pilot.press("c")  # needs ruling first among the classes
+        assert ids(queue) == ["w-slug-case", "w-slug-space", "w-shorter"]
+        await pilot.press("c")
+        assert ids(queue) == ["w-iterable"] and cell(queue, 0, "class") == "implicit"
+        assert "only implicit" in text_of(screen.query_one("#queue-title", Static))
+        await pilot.press("c")  # every class again
+        assert queue.row_count == 4
+        # v: only the witnesses whose ruling would refute a passing trial (all four fail one here)
+        await pilot.press("v")
+        assert queue.row_count == 4 and "would refute a trial" in text_of(screen.query_one("#queue-title", Static))
+        await pilot.press("v", "s", "s")  # sorted by ρ: needs ruling stays on top
+        assert "highest ρ first" in text_of(screen.query_one("#queue-title", Static))
+        assert [cell(queue, i, "class") for i in range(4)] == ["needs ruling"] * 3 + ["implicit"]
+        rhos = [float(cell(queue, i, "ρ")) for i in range(3)]
+        assert rhos == sorted(rhos, reverse=True)
+
+
+async def test_a_prompt_defect_stands_out_among_implicit_rows(queue_store):
+    store = Store(queue_store)
+    from testjack_tui.audit.rulings import rule_witness
+    rule_witness(store, "w-iterable", "ambiguous", "the prompt never says", "ann")
+    store.close()
+    app = TestJackApp(queue_store, run_id="demo")
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await open_queue(pilot)
+        queue = screen.query_one("#queue", DataTable)
+        row = ids(queue).index("w-iterable")
+        styled = queue.get_cell_at((row, queue.get_column_index("class")))
+        assert styled.plain == "ambiguous" and "reverse" in str(styled.style) and "bold" in str(styled.style)
+
+
+async def test_the_history_marks_undone_rulings_and_u_never_offers_one(queue_store):
+    """Issue 41, item 3: after a witness ruling was undone and an override decided the verdict,
+    u on the Verdict tab offers the override, and the undone ruling is struck, "undone by #2"."""
+    from testjack_tui.audit.rulings import override_verdict, rule_witness, undo_ruling
+    from testjack_tui.app.screens.forms import ReasonForm
+    from .helpers import open_trial
+
+    store = Store(queue_store)
+    first, _ = rule_witness(store, "w-slug-case", "necessary", "digits matter", "ann")
+    undo_ruling(store, first.id, reason="on second thoughts", author="ann", run_ref="demo")
+    override = override_verdict(store, "s2", "sound", "checked by hand", author="ann", run_ref="demo")
+    store.close()
+    app = TestJackApp(queue_store, run_id="demo")
+    async with app.run_test(size=(160, 40)) as pilot:
+        trial = await open_trial(pilot, "s2")
+        await pilot.press("5")
+        rulings = trial.query_one("#trial-rulings", DataTable)
+        assert [cell(rulings, i, "#") for i in range(rulings.row_count)] == [str(first.id), str(first.id + 1),
+                                                                             str(override.id)]
+        assert cell(rulings, 0, "value") == f"necessary undone by #{first.id + 1}"
+        assert "strike" in str(rulings.get_cell_at((0, 0)).style)
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(app.screen, ReasonForm)
+        assert str(app.screen.title_text) == f"Undo ruling #{override.id}"
+        await pilot.press("escape")
+        await pilot.press("up", "up", "u")  # the undone ruling, moved onto by hand: refused at once
+        await settle(pilot)
+        assert not isinstance(app.screen, ReasonForm)
+        assert any(f"ruling #{first.id} is already undone (by #{first.id + 1})" in str(n.message)
+                   for n in app._notifications)
+        screen = await open_queue(pilot)
+        history = screen.query_one("#history", DataTable)
+        undone_row = [cell(history, i, "#") for i in range(history.row_count)].index(str(first.id))
+        assert cell(history, undone_row, "value") == f"necessary undone by #{first.id + 1}"

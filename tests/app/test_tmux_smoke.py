@@ -57,6 +57,10 @@ class Tmux:
             self.run("send-keys", "-t", session, key)
             time.sleep(0.3)  # a terminal user's pace: the console reads each key as it comes
 
+    def type_fast(self, session: str, text: str) -> None:
+        """``text`` in one burst, as a fast typist sends it: the console gets every key at once."""
+        self.run("send-keys", "-t", session, "-l", text)
+
     def wait(self, session: str, pattern: str, timeout: float = 120.0) -> str:
         deadline = time.monotonic() + timeout
         text = ""
@@ -118,6 +122,19 @@ def test_keys_alone_through_a_refuted_trial_and_quit_with_the_confirmation(tmux,
         tmux.wait(s, shows, timeout=30)
     tmux.keys(s, "4", "Tab", "5")  # the tab keys work from the witness runs table too
     tmux.wait(s, r"Verdict: (refuted|reward hack)", timeout=30)
+
+    # a reason typed at once after o (and after A) is all in the dialog, none of it on the trial
+    tmux.type_fast(s, "omx typed at once")
+    screen = tmux.wait(s, r"Override the verdict of", timeout=30)
+    tmux.wait(s, r"mx typed at once", timeout=30)
+    tmux.keys(s, "Escape")
+    tmux.keys(s, "4")
+    tmux.type_fast(s, "Amx typed at once too")
+    tmux.wait(s, r"Rule \S+ ambiguous", timeout=30)
+    tmux.wait(s, r"mx typed at once too", timeout=30)
+    tmux.keys(s, "Escape")
+    screen = tmux.wait(s, rf"{re.escape(trial)}\s+task ", timeout=30)
+    assert not re.search(rf"{re.escape(trial)}\s+task .*reviewed", screen)  # m never marked it reviewed
 
     tmux.keys(s, "C-q")
     screen = tmux.wait(s, r"Quit while auditing\?", timeout=30)

@@ -427,9 +427,13 @@ async def test_the_palette_lists_only_the_consoles_commands(demo_store):
         trial.query_one("#witness-outcomes").focus()  # a DataTable's own bindings have focus
         await pilot.pause()
         commands = palette(app)
-        for wanted in ("Help", "Settings", "Theme", "Quit", "Prompt", "Verdict", "Rerun witness",
-                       "Rerun witness on every trial", "Override verdict", "Undo ruling", "Export report as HTML"):
+        for wanted in ("Help", "Settings", "Theme", "Quit", "Prompt", "Verdict", "Rerun", "Rerun all", "Ambiguous",
+                       "Override", "Export report as HTML"):
             assert wanted in commands
+        assert "Undo ruling" not in commands  # no override decided c2's verdict: u is the Verdict tab's
+        await pilot.press("5")
+        await pilot.pause()
+        assert "Undo ruling" in palette(app) and "Rerun" not in palette(app)
         for foreign in ("Keys", "Maximize", "Screenshot", "Cursor up", "Top", "Bottom", "Page down", "Select"):
             assert foreign not in commands
         helps = " ".join(c.help for c in commands.values())
@@ -540,7 +544,7 @@ async def test_header_counts_agree_with_a_refutation_filter(demo_store):
         await settle(pilot)
         screen = app.screen
         summary = text_of(screen.query_one("#run-summary", Static))
-        assert "3 refuted or reward hack" in summary and "1 reward hacks" in summary
+        assert "3 refuted or reward hack" in summary and "1 reward hack" in summary
         assert not screen.query_one("#filter-summary").display
         screen.query_one("#f-verdict", Select).value = "refuting"
         await settle(pilot)

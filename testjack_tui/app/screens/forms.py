@@ -112,6 +112,8 @@ class AuditForm(Form):
 class ReasonForm(Form):
     """Asks why: every ruling (and every undo) is stored with its reason. Returns the reason, or None."""
 
+    TYPEAHEAD = "#reason"  # keys typed while it opens land here (``app.typeahead``)
+
     BINDINGS = [Binding("ctrl+s", "submit", "Rule", tooltip="Store the ruling with this reason", priority=True)]
 
     def __init__(self, title: str, placeholder: str = "why (stored with the ruling)", action: str = "Rule") -> None:
@@ -140,6 +142,8 @@ class ReasonForm(Form):
 
 class OverrideForm(Form):
     """Override a trial's verdict: the new verdict (focused first), then the reason."""
+
+    TYPEAHEAD = "#reason"  # keys typed while it opens are the reason (``app.typeahead``)
 
     BINDINGS = [Binding("ctrl+s", "submit", "Override", tooltip="Store the override with this reason", priority=True)]
 
@@ -221,7 +225,7 @@ class SettingsForm(Form):
             yield Input(self.analyst, placeholder="your name", id="analyst")
             if self.overridden:
                 yield Static(self.overridden, classes="form-note", markup=False)
-            yield Checkbox("Resume an interrupted audit by itself when the console opens", self.resume, id="resume")
+            yield Checkbox("Resume an interrupted audit on opening", self.resume, id="resume")  # fits at 100 columns
             with Horizontal(classes="buttons"):
                 yield Button("Save", variant="primary", id="ok")
                 yield Button("Cancel", id="cancel")

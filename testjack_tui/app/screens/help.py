@@ -24,8 +24,9 @@ PURPOSE = {
     "TrialsScreen": (
         "Trials of a run",
         "Triage. Filter by verdict (*refuted or reward hack* gives every refutation, as the header counts "
-        "them), task, model or evidence, search names with `/`, and step with `f` to the next refutation "
-        "or `n` to the next unreviewed trial; `m` marks it reviewed. The header's second line counts what "
+        "them), task, model or evidence (`v` goes to the filters), search names with `/` (as you type), "
+        "and step with `f` to the next refutation or `n` to the next unreviewed trial (after the last: "
+        "from the top); `m` marks it reviewed; `Home`/`End` go to the first/last trial. The header's second line counts what "
         "the filters show. A malformed task's trials are marked: its reference fails its own tests, so "
         "none of them is refuted. `c` clears the filters; `a` audits (or resumes), `C` cancels."),
     "TrialScreen": (
@@ -44,22 +45,30 @@ PURPOSE = {
         "detail lists every passing trial of the task with its outcome and runs; Enter on one opens "
         "that trial (Escape comes back). `x` reruns it on the reference and this trial, `X` on every "
         "passing trial: the new outcomes are stored and the verdicts recomputed; the rows it ran show "
-        "them, marked ↻.\n"
+        "them, marked ↻. `A` / `N` rule the highlighted witness ambiguous / necessary.\n"
         "5. **Verdict**: the verdict, its source (`auto` with its rule, or `analyst` with the ruling), "
-        "and every ruling that touches the trial; `u` undoes the highlighted one, with a reason."),
+        "and every ruling that touches the trial, an undone one struck through; the cursor starts on "
+        "the ruling in force that decides the verdict, and `u` undoes the highlighted one, with a "
+        "reason (never one already undone).\n\n"
+        "A tab's own keys (`x`, `X`, `A`, `N`; `C`; `z`, `s`; `u`) work and show in the footer on that tab."),
     "RulingsScreen": (
         "Rulings",
         "The analyst's queue. First the witnesses that *need a ruling*: the evidence cannot classify "
         "them (one trial would decide whether most passing trials fail them, A.2, or their author "
         "doubts their expectation), and they refute nothing until you rule; most trials at stake first. "
-        "Then the other implicit witnesses and every ruled one. Columns: the class, the trials a "
-        "ruling necessary would refute (`new`: how many of them nothing else refutes yet), how many "
-        "passing trials fail it, the reference's outcome, the witness's input and what it expects. The "
-        "panel below says why the highlighted one needs a ruling. `N` rules it necessary (it refutes "
+        "Then the other implicit witnesses and every ruled one. Columns, what decides first: the class "
+        "(an ambiguous one, a prompt defect, reversed), ρ, the trials a ruling necessary would refute "
+        "(`new`: how many of them nothing else refutes yet), how many passing trials fail it, the "
+        "outcomes on the reference and the null world; then the witness, its task, its requirement cut "
+        "short, its input and what it expects. The panel below shows the highlighted one in full and "
+        "says why it needs a ruling. `N` rules it necessary (it refutes "
         "the trials it fails), `A` ambiguous (a prompt defect: it refutes nothing), for all its trials; "
-        "`space` marks rows to rule together with one reason; `f` shows only those that need a ruling. "
+        "`space` marks rows to rule together with one reason; `f` shows only those that need a ruling, "
+        "`c` one class at a time, `v` only those whose ruling would refute a trial; `s` sorts (needs "
+        "ruling stays on top). "
         "Each ruling asks for a reason, and the verdicts follow at once. The history lists every "
-        "ruling; `u` undoes the highlighted one (with a reason; an undo is itself a ruling)."),
+        "ruling, an undone one struck through (`undone by #n`); `u` undoes the highlighted one (with a "
+        "reason; an undo is itself a ruling; never one already undone)."),
     "ManualWitnessScreen": (
         "Manual witness",
         "Write a test for one requirement. `F5` validates it on the reference (3 of 3 runs), `F6` runs "

@@ -14,10 +14,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from testjack_tui.app.widgets.verdict import theme_text, verdict_text
+from testjack_tui.app.widgets.table import Table
+from testjack_tui.app.widgets.verdict import HELP_BINDINGS, theme_text, verdict_text
 from testjack_tui.app.workers import load
 from testjack_tui.model import LeaderboardRow
-from testjack_tui.figures import interval, pct, resolution_change
+from testjack_tui.figures import counted, interval, pct, resolution_change
 from testjack_tui.report.leaderboard import change_short, change_text, leaderboard, rank_text
 
 COLUMNS = ("#", "name", "trials", "passes", "before", "refuted", "hacks", "unaudited", "after", "after 95%",
@@ -28,6 +29,7 @@ NOTE = ("before: the benchmark's own tests; after: refuted trials (reward hacks 
 
 class LeaderboardScreen(Screen):
     BINDINGS = [
+        *HELP_BINDINGS,
         Binding("escape", "back", "Back", tooltip="Back to where you were"),
         Binding("g", "toggle_group", "By model/agent", tooltip="Group the leaderboard by model or by agent"),
         Binding("r", "refresh", "Refresh", tooltip="Re-read the leaderboard from the store"),
@@ -42,10 +44,10 @@ class LeaderboardScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="leaderboard-title", classes="screen-title")
-        yield DataTable(id="leaderboard", cursor_type="row", zebra_stripes=True)
+        yield Table(id="leaderboard", cursor_type="row", zebra_stripes=True)
         yield Static("", id="leaderboard-detail")
         yield Static(NOTE, id="leaderboard-note", classes="hint")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # ctrl+p is a binding: shown once
 
     def on_mount(self) -> None:
         self.title = f"Leaderboard of {self.run_id}"
@@ -72,7 +74,7 @@ class LeaderboardScreen(Screen):
     def _show(self, rows: list[LeaderboardRow]) -> None:
         self.rows = rows
         self.query_one("#leaderboard-title", Static).update(
-            f"Corrected leaderboard of {self.run_id}, by {self.by}: {len(rows)} row(s), best corrected resolution first")
+            f"Corrected leaderboard of {self.run_id}, by {self.by}: {counted(len(rows), 'row')}, best corrected resolution first")
         table = self.query_one(DataTable)
         keep = table.cursor_row
         table.clear()
@@ -111,7 +113,8 @@ class LeaderboardScreen(Screen):
         unaudited = ""
         if r.unaudited:
             where = "its own" if r.sample_scope == "group" else "the run's (none of its own had one)"
-            unaudited = (f" Its {r.unaudited} unaudited trial(s) may be refuted at the rate seen among {where} "
+            unaudited = (f" Its {counted(r.unaudited, 'unaudited trial')} may be refuted at the rate seen among "
+                         f"{where} "
                          f"trials that had their own audit ({r.refuted_in_sample} of {r.sampled}).")
         panel.update(
             f"{r.name}: {resolution_change(r.resolution_before, r.resolution_after, arrow='->')} "

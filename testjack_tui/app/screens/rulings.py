@@ -1,19 +1,21 @@
 """Rulings: the analyst's queue of witnesses to rule on, the rulings, and their history.
 
-The queue lists the witnesses that need a ruling first (``needs_ruling``: the evidence cannot
-classify them, and they refute nothing until ruled), most trials at stake first as
-``testjack_tui.audit.needs_ruling.undecided`` orders and counts them for the report too; then the
-other implicit witnesses and every witness with a ruling in force.
+The queue (read by ``testjack_tui.review.rulings_queue``) is the analyst's work list: the columns
+that decide a ruling come first (class, ρ, the trials a ruling would refute, the outcomes on the
+reference and the null world, how many passing trials fail it), then the witness and its task and
+a requirement cut short; the highlighted witness is shown in full underneath. ``needs ruling``
+witnesses head the queue under every sort; ``c`` filters by class, ``v`` keeps the rulings that
+would refute a trial, ``s`` sorts. An ambiguous witness (a prompt defect) stands out in the
+theme's ``$verdict-ambiguous``, reversed.
 
 Ruling a witness (or several marked ones) or a domain constraint, or undoing a ruling, goes
 through ``testjack_tui.audit.rulings`` in a thread worker; those functions store the ruling
 (author, time, value before) and recompute the task's verdicts at once, and every open screen
-re-reads the store afterwards.
+re-reads the store afterwards. The history marks undone rulings (struck, "undone by #n").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from rich.text import Text
@@ -22,94 +24,42 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from testjack_tui.app.widgets.table import Table
 from testjack_tui.store import Store
 from testjack_tui.app.messages import StoreChanged
+from testjack_tui.app.screens.trial_panes import ruling_cells
 from testjack_tui.app.widgets.domain import shorten
-from testjack_tui.app.widgets.verdict import HELP_BINDINGS, add_keyed, theme_text, verdict_text
+from testjack_tui.app.widgets.verdict import HELP_BINDINGS, add_keyed, theme_text, verdict_colour, verdict_text
 from testjack_tui.app.workers import load
-from testjack_tui.model import Classification, Grounding, RequirementKind, Ruling, Witness, WitnessStatus
+from testjack_tui.model import LABELS, Grounding, Ruling, Witness
+from testjack_tui.review.rulings_queue import (
+    QueueItem, QueueView, RulingsData, not_undoable, read_rulings, undone_by,
+)
 
-QUEUE_COLUMNS = ("✓", "witness", "task", "class", "would refute", "new", "failing", "ref", "input", "expected",
-                 "requirement", "ρ", "ruling")
-
-
-@dataclass
-class QueueItem:
-    witness: Witness
-    reference: str
-    refutes: list[str]  # passing trials it fails on: refuted if it is (ruled) necessary
-    passes: int
-    ruling: Ruling | None
-    because: str = ""  # why the evidence could not classify it (needs_ruling only)
-    newly: list[str] | None = None  # of ``refutes``, those nothing else refutes yet (needs_ruling only)
-    call: str = ""  # the call it makes of the task's code, and what it expects of it
-    expected: str = ""
-
-    @property
-    def needs_ruling(self) -> bool:
-        return self.witness.classification == Classification.NEEDS_RULING
-
-
-@dataclass
-class RulingsData:
-    queue: list[QueueItem]
-    history: list[Ruling]
-    constraints: dict[str, str] = field(default_factory=dict)  # id -> text, of the constraints ruled on
-    passing: dict[str, list[str]] = field(default_factory=dict)  # task -> its passing trials
-
-
-def read_rulings(store: Store, run_id: str) -> RulingsData:
-    """The queue, needs_ruling witnesses first in ``undecided``'s order (its counts), then the rest."""
-    from testjack_tui.audit.needs_ruling import undecided, witness_call
-    from testjack_tui.audit.verdicts import fails_on, passing_trials
-
-    results = store.witness_results_for_run(run_id)
-    trials = passing_trials(store.list_trial_objects(run_id))
-    passing = {t.id for t in trials}
-    by_task: dict[str, list[str]] = {}
-    for t in trials:
-        by_task.setdefault(t.task_id, []).append(t.id)
-    live = store.effective_rulings(run_id, "witness")
-
-    def item(w: Witness) -> QueueItem:
-        res = results.get(w.id, {})
-        seen = {k: v for k, v in res.items() if k in passing}
-        fails = sorted(k for k, v in seen.items() if fails_on(w, v))  # as rho counts them
-        call, expected = witness_call(w.code)
-        return QueueItem(w, res.get("reference", "—"), fails, len(seen) - len(fails), live.get(w.id),
-                         call=call, expected=expected)
-
-    queue = []
-    for u in undecided(store, run_id):
-        it = item(u.witness)
-        it.refutes, it.passes, it.because, it.newly = u.would_refute, u.passing_seen - len(u.would_refute), u.because, u.newly_refuted
-        queue.append(it)
-    for w in store.list_witnesses(run_id, status=str(WitnessStatus.VALIDATED)):
-        if w.classification == Classification.NEEDS_RULING:
-            continue
-        if w.requirement_kind != RequirementKind.IMPLICIT and w.id not in live:
-            continue
-        queue.append(item(w))
-    history = store.list_rulings(run_id)
-    constraints: dict[str, str] = {}
-    if any(r.target == "constraint" for r in history):
-        constraints = {c.id: c.text for task in store.list_tasks(run_id) for c in task.domain}
-    return RulingsData(queue, history, constraints, by_task)
+# Decision first: what a ruling would do, then which witness; at 100 columns the first four show.
+QUEUE_COLUMNS = ("✓", "class", "ρ", "would refute", "new", "failing", "ref", "null", "ruling", "witness", "task",
+                 "requirement", "input", "expected")
+REQUIREMENT_WIDTH = 40  # the rest is in the detail pane under the table
 
 
 class RulingsScreen(Screen):
     BINDINGS = [
         *HELP_BINDINGS,
         Binding("escape", "back", "Back", tooltip="Back to where you were"),
-        Binding("N", "rule('necessary')", "Rule necessary",
+        Binding("N", "rule('necessary')", "Necessary",
                 tooltip="Rule the highlighted witness (or every marked one) necessary: it refutes the trials it fails"),
-        Binding("A", "rule('ambiguous')", "Rule ambiguous",
+        Binding("A", "rule('ambiguous')", "Ambiguous",
                 tooltip="Rule the highlighted witness (or every marked one) ambiguous: a prompt defect, it refutes nothing"),
         Binding("space", "mark", "Mark", tooltip="Mark or unmark the highlighted witness, to rule the marked ones together"),
-        Binding("f", "only_needs_ruling", "Only needs ruling",
+        Binding("f", "only_needs_ruling", "Needs ruling",
                 tooltip="Show only the witnesses that need a ruling (again: every witness of the queue)"),
-        Binding("u", "undo", "Undo ruling", tooltip="Undo the ruling highlighted in the history"),
-        Binding("r", "refresh", "Refresh", tooltip="Re-read the rulings from the store"),
+        Binding("c", "next_class", "Class", tooltip="Show one class of witness at a time (cycles; then every class)"),
+        Binding("v", "only_changing", "Would refute",
+                tooltip="Show only the witnesses whose ruling would refute a passing trial (again: all)"),
+        Binding("s", "next_sort", "Sort", tooltip="Sort the queue: needs ruling first, most at stake, ρ, class, "
+                                                  "witness (needs ruling stays on top)"),
+        Binding("u", "undo", "Undo", tooltip="Undo the ruling highlighted in the history (never one already undone)"),
+        Binding("r", "refresh", "Refresh", show=False, tooltip="Re-read the rulings from the store"),
     ]
 
     def __init__(self, run_id: str) -> None:
@@ -118,15 +68,15 @@ class RulingsScreen(Screen):
         self.data: RulingsData | None = None
         self.rows: list[QueueItem] = []  # the queue's rows as shown (the filter applied)
         self.marked: set[str] = set()  # witnesses marked to be ruled together
-        self.only_needs_ruling = False
+        self.view = QueueView()
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Witnesses to rule on", id="queue-title", classes="section-title")
-        yield DataTable(id="queue", cursor_type="row", zebra_stripes=True)
+        yield Table(id="queue", cursor_type="row", zebra_stripes=True)
         yield Static("", id="queue-detail")
         yield Static("History (u undoes the highlighted ruling)", classes="section-title")
-        yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
+        yield Table(id="history", cursor_type="row", zebra_stripes=True)
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -149,13 +99,16 @@ class RulingsScreen(Screen):
         self.marked &= {item.witness.id for item in data.queue}
         self._fill_queue()
         history = self.query_one("#history", DataTable)
+        keep = history.cursor_row
         history.clear()
+        undone = undone_by(data.history)
         for r in reversed(data.history):
-            value = f"undo #{r.undoes}" if r.undoes is not None else r.value
             on = f"{r.target} {r.target_id}"
             if r.target == "constraint" and r.target_id in data.constraints:
                 on += f" “{shorten(data.constraints[r.target_id], 40)}”"
-            history.add_row(str(r.id), on, value, r.before, r.author, r.created_at, r.reason, key=str(r.id))
+            history.add_row(*ruling_cells(r, undone.get(r.id or -1), on=on), key=str(r.id))
+        if history.row_count:
+            history.move_cursor(row=min(keep, history.row_count - 1))
 
     def _fill_queue(self) -> None:
         data = self.data
@@ -164,31 +117,34 @@ class RulingsScreen(Screen):
         queue = self.query_one("#queue", DataTable)
         keep = self.highlighted_witness()
         row = queue.cursor_row
-        self.rows = [item for item in data.queue if item.needs_ruling or not self.only_needs_ruling]
+        self.rows = self.view.rows(data.queue)
         queue.clear()
         for item in self.rows:
-            w = item.witness
-            queue.add_row(
-                self._mark_cell(w.id), w.id, shorten(w.task_id, 24),
-                class_text(self.app, str(w.classification) if w.classification else "?"),
-                would_refute(self.app, w, item.refutes, counted=True),
-                "" if item.newly is None else str(len(item.newly)),
-                f"{len(item.refutes)}/{len(item.refutes) + item.passes}",
-                item.reference,
-                shorten(item.call, 28), shorten(item.expected, 20), shorten(w.requirement, 32),
-                "" if w.rho is None else f"{w.rho:.2f}",
-                item.ruling.value if item.ruling else "",
-                key=w.id,
-            )
+            queue.add_row(*self._queue_cells(item), key=item.witness.id)
         ids = [item.witness.id for item in self.rows]
         if ids:
             queue.move_cursor(row=ids.index(keep) if keep in ids else min(row, len(ids) - 1))
         needing = sum(1 for item in data.queue if item.needs_ruling)
-        shown = "only those shown, f: all" if self.only_needs_ruling else "f: only those"
         self.query_one("#queue-title", Static).update(
-            f"To rule on: {needing} of {len(data.queue)} need a ruling ({shown}) · N necessary · A ambiguous · "
-            "space marks")
+            f"To rule on: {needing} of {len(data.queue)} need a ruling · {len(self.rows)} shown: "
+            f"{self.view.describe()} (c class, v would refute, s sort)")
         self._show_detail()
+
+    def _queue_cells(self, item: QueueItem) -> list[Any]:
+        """One witness's row, in the order of ``QUEUE_COLUMNS``: what a ruling decides first."""
+        w = item.witness
+        return [
+            self._mark_cell(w.id),
+            class_text(self.app, str(w.classification) if w.classification else "?"),
+            "" if w.rho is None else f"{w.rho:.2f}",
+            would_refute(self.app, w, item.refutes, counted=True),
+            "" if item.newly is None else str(len(item.newly)),
+            f"{len(item.refutes)}/{len(item.refutes) + item.passes}",
+            item.reference, item.null,
+            item.ruling.value if item.ruling else "",
+            w.id, shorten(w.task_id, 24), shorten(w.requirement, REQUIREMENT_WIDTH),
+            shorten(item.call, 28), shorten(item.expected, 20),
+        ]
 
     def _mark_cell(self, witness_id: str) -> Text:
         return theme_text(self.app, "✓", "accent", bold=True) if witness_id in self.marked else Text("")
@@ -198,8 +154,8 @@ class RulingsScreen(Screen):
         detail = self.query_one("#queue-detail", Static)
         item = self.highlighted_item()
         if item is None:
-            detail.update("No witness to rule on." if not self.only_needs_ruling
-                          else "No witness needs a ruling (f shows the whole queue).")
+            detail.update("No witness to rule on." if self.view == QueueView()
+                          else f"No witness shown ({self.view.describe()}): c, v or f show more.")
             return
         w = item.witness
         passing = (self.data.passing if self.data else {}).get(w.task_id, [])
@@ -214,7 +170,8 @@ class RulingsScreen(Screen):
             line.append(f" · expects {item.expected}" if item.expected else "")
             line.append("\n")
         seen = len(item.refutes) + item.passes
-        line.append(f"reference {item.reference} · fails on {len(item.refutes)} of {seen} passing trials")
+        line.append(f"reference {item.reference} · null {item.null} · fails on {len(item.refutes)} of {seen} "
+                    "passing trials")
         line.append(f": {', '.join(item.refutes)}" if item.refutes else "")
         if len(passing) != seen:
             line.append(f" (the task has {len(passing)})")
@@ -265,7 +222,19 @@ class RulingsScreen(Screen):
             queue.move_cursor(row=queue.cursor_row + 1)
 
     def action_only_needs_ruling(self) -> None:
-        self.only_needs_ruling = not self.only_needs_ruling
+        self.view.cls = None if self.view.cls == "needs_ruling" else "needs_ruling"
+        self._fill_queue()
+
+    def action_next_class(self) -> None:
+        self.view.cls = self.view.next_class(self.data.queue if self.data else [])
+        self._fill_queue()
+
+    def action_only_changing(self) -> None:
+        self.view.changing = not self.view.changing
+        self._fill_queue()
+
+    def action_next_sort(self) -> None:
+        self.view.sort = self.view.next_sort()
         self._fill_queue()
 
     def action_undo(self) -> None:
@@ -274,7 +243,7 @@ class RulingsScreen(Screen):
             self.notify("no ruling to undo", severity="warning")
             return
         key, _ = history.coordinate_to_cell_key((history.cursor_row, 0))
-        undo_with_form(self, self.run_id, int(key.value))
+        undo_with_form(self, self.run_id, int(key.value), self.data.history)
 
     def action_refresh(self) -> None:
         self.refresh_data()
@@ -284,16 +253,27 @@ class RulingsScreen(Screen):
 
 
 def class_text(app: Any, cls: str) -> Text:
-    """A witness's class as the queue shows it, in its theme colour (``$verdict-ambiguous``, ``$verdict-needs_ruling``)."""
-    if cls in ("ambiguous", "needs_ruling"):
+    """A witness's class as the queue shows it, in its theme colour (``$verdict-needs_ruling``; an
+    ambiguous one reversed in ``$verdict-ambiguous``)."""
+    if cls == "ambiguous":  # a prompt defect: it must stand out among the implicit rows around it
+        return Text(LABELS.get(cls, cls), style=f"bold reverse {verdict_colour(app, cls)}".strip())
+    if cls == "needs_ruling":
         return verdict_text(app, cls)
     return Text(cls)
 
 
-def undo_with_form(node: Any, run_id: str, ruling_id: int) -> None:
-    """Ask why, undo the ruling in a worker (an undo is itself a ruling), and let every screen re-read."""
+def undo_with_form(node: Any, run_id: str, ruling_id: int, history: list[Ruling]) -> None:
+    """Ask why, undo the ruling in a worker (an undo is itself a ruling), and let every screen re-read.
+
+    A ruling already undone, or an undo, is refused at once (``history`` says which), before any reason is asked.
+    """
     from testjack_tui.app.screens.forms import ReasonForm
     from testjack_tui.audit.rulings import undo_ruling
+
+    refused = not_undoable(history, ruling_id)
+    if refused:
+        node.notify(refused, severity="warning")
+        return
 
     author = node.app.analyst()
 

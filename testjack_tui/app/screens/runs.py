@@ -10,9 +10,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from testjack_tui.app.widgets.table import Table
 from testjack_tui.app.widgets.verdict import HELP_BINDINGS, theme_text, verdict_text
 from testjack_tui.app.workers import load
-from testjack_tui.figures import cost, pct
+from testjack_tui.figures import cost, counted, pct
 from testjack_tui.model import Run, RunSummary
 
 COLUMNS = [
@@ -40,7 +41,7 @@ class RunsScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Runs", id="runs-title", classes="screen-title")
-        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        yield Table(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="runs-hint", classes="hint")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -87,7 +88,7 @@ class RunsScreen(Screen):
         hint = self.query_one("#runs-hint", Static)
         hint.update(
             "No runs yet: import one with  testjack import PATH  or open a folder with  testjack open PATH"
-            if not runs else f"{len(runs)} run(s). Enter opens a run · a audits it (or resumes its audit) · "
+            if not runs else f"{counted(len(runs), 'run')}. Enter opens a run · a audits it (or resumes its audit) · "
                              "c cancels · F1 help"
         )
 

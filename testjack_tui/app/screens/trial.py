@@ -32,10 +32,12 @@ from textual.widgets import (
     TextArea,
 )
 
+from testjack_tui.app.widgets.table import Table
 from testjack_tui.review.checklist import LEGEND, ChecklistRow
 from testjack_tui.app.messages import StoreChanged
 from testjack_tui.app.screens import trial_panes as panes
 from testjack_tui.app.screens.override import override_with_form
+from testjack_tui.review.rulings_queue import latest_active, undone_by
 from testjack_tui.review.trial_data import TrialData, read_trial
 from testjack_tui.app.screens.trial_prompt import PromptTab
 from testjack_tui.app.screens.trial_witnesses import (
@@ -71,24 +73,29 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
                 tooltip="The task's witnesses: their outcomes on every world and every passing trial"),
         Binding("5", "tab('tab-verdict')", "Verdict", group=TABS, priority=True,
                 tooltip="The verdict, where it came from, the rulings"),
-        Binding("m", "mark_reviewed", "Mark reviewed", tooltip="Mark this trial reviewed"),
-        Binding("o", "override", "Override verdict", tooltip="Set this trial's verdict, with a reason"),
-        Binding("u", "undo_ruling", "Undo ruling", show=False,
-                tooltip="Undo the override that decided this verdict (or the ruling highlighted on the "
-                        "Verdict tab), with a reason"),
-        Binding("x", "rerun", "Rerun witness",
+        Binding("m", "mark_reviewed", "Reviewed", tooltip="Mark this trial reviewed"),
+        Binding("o", "override", "Override", tooltip="Set this trial's verdict, with a reason"),
+        # these act on what one tab shows, and work (and show in the footer) there only: ``check_action``
+        Binding("x", "rerun", "Rerun",
                 tooltip="Run the highlighted witness again on the reference and this trial"),
-        Binding("X", "rerun_all", "Rerun witness on every trial", show=False,
+        Binding("X", "rerun_all", "Rerun all",
                 tooltip="Run the highlighted witness again on the reference and every passing trial of the task"),
-        Binding("A", "rule('ambiguous')", "Rule ambiguous", show=False,
+        Binding("A", "rule('ambiguous')", "Ambiguous",
                 tooltip="Rule the highlighted witness ambiguous (a prompt defect)"),
-        Binding("N", "rule('necessary')", "Rule necessary", show=False,
+        Binding("N", "rule('necessary')", "Necessary",
                 tooltip="Rule the highlighted witness necessary"),
-        Binding("C", "rule_constraint", "Rule constraint wrong", show=False,
+        Binding("C", "rule_constraint", "Rule constraint wrong",
                 tooltip="Rule the highlighted constraint of the input domain wrong (with a reason): "
                         "witnesses are placed again without it"),
+        Binding("u", "undo_ruling", "Undo ruling",
+                tooltip="Undo the ruling in force that decided this verdict (on the Verdict tab: the highlighted "
+                        "one), with a reason"),
         Binding("w", "manual_witness", "Write witness", show=False, tooltip="Write a manual witness for this trial"),
     ]
+
+    # the tab a key acts on: elsewhere it would act on a witness or constraint out of sight
+    TAB_ACTIONS = {"rerun": "tab-witnesses", "rerun_all": "tab-witnesses", "rule": "tab-witnesses",
+                   "rule_constraint": "tab-prompt", "undo_ruling": "tab-verdict"}
 
     def __init__(self, run_id: str, trial_id: str) -> None:
         super().__init__(classes="trial-screen")
@@ -102,6 +109,7 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
         # reruns of this session (stored, and marked ↻ here): witness id -> world -> the rerun
         self.reruns: dict[str, dict[str, Rerun]] = {}
         self.outcome_rows: list[str] = []  # the worlds of the witness detail's rows, in order
+        self.prompt_shown: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -113,25 +121,25 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
                         yield Markdown("", id="prompt")
                     with Vertical(id="checklist-pane"):
                         yield Static("Checklist", id="checklist-title", classes="section-title")
-                        yield DataTable(id="requirements", cursor_type="row")
+                        yield Table(id="requirements", cursor_type="row")
                         yield Static("", id="checklist-detail")
                         yield Static(LEGEND, id="checklist-legend", classes="legend")
                         yield Static("Input domain", id="domain-title", classes="section-title")
-                        yield DataTable(id="domain", cursor_type="row")
+                        yield Table(id="domain", cursor_type="row")
                         yield Static("", id="constraint-detail")
             with TabPane("2 Diff", id="tab-diff"):
                 yield DiffView(id="diff")
             with TabPane("3 Evidence", id="tab-evidence"):
-                yield DataTable(id="evidence", cursor_type="row")
+                yield Table(id="evidence", cursor_type="row")
                 yield Static("", id="evidence-detail")
             with TabPane("4 Witnesses", id="tab-witnesses"):
                 with Vertical(id="witness-pane"):
-                    yield DataTable(id="witnesses", cursor_type="row")
+                    yield Table(id="witnesses", cursor_type="row")
                     yield Static(MATRIX_LEGEND, id="witness-legend", classes="legend")
                     with Container(id="witness-detail", classes="split"):
                         with VerticalScroll(id="witness-info"):
                             # which trials fail it first: the matrix's row above says which witness
-                            yield DataTable(id="witness-outcomes", cursor_type="row")
+                            yield Table(id="witness-outcomes", cursor_type="row")
                             yield Static("", id="witness-head")
                         with Vertical(id="witness-source"):
                             yield TextArea("", id="witness-code", read_only=True, show_line_numbers=True)
@@ -140,8 +148,19 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
             with TabPane("5 Verdict", id="tab-verdict"):
                 with VerticalScroll():
                     yield Static("", id="verdict-detail")
-                    yield DataTable(id="trial-rulings", cursor_type="row")
+                    yield Table(id="trial-rulings", cursor_type="row")
         yield Footer(compact=True, show_command_palette=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A tab's own keys work, and show in the footer, on that tab only; ``u`` also wherever an
+        override decided the verdict."""
+        tab = self.TAB_ACTIONS.get(action)
+        if tab is None or not self.is_mounted:
+            return True
+        active = self.query_one(TabbedContent).active
+        if action == "undo_ruling" and self.data is not None and self.data.verdict.ruling_id:
+            return True
+        return active == tab
 
     def on_mount(self) -> None:
         self.title = f"Trial {self.trial_id}"
@@ -161,7 +180,17 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
 
     def refresh_data(self) -> None:
         run_id, trial_id = self.run_id, self.trial_id
+        if self.data is None:  # the prompt first, on its own: it shows before the rest is read
+            load(self, "prompt", lambda store: store.get_task(run_id, store.get_trial(run_id, trial_id).task_id).prompt,
+                 self._show_prompt)
         load(self, "trial", lambda store: read_trial(store, run_id, trial_id), self._show)
+
+    def _show_prompt(self, prompt: str) -> None:
+        """Draw the prompt once: a refresh after a ruling leaves an unchanged prompt as it is."""
+        text = prompt or "*(no prompt)*"
+        if text != self.prompt_shown:
+            self.prompt_shown = text
+            self.query_one("#prompt", Markdown).update(text)
 
     def store_changed(self, run_id: str) -> None:
         if run_id == self.run_id:
@@ -172,13 +201,14 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
     def _show(self, data: TrialData) -> None:
         self.data = data
         self.query_one("#trial-head", Static).update(panes.head_line(self.app, data))
-        self.query_one("#prompt", Markdown).update(data.task.prompt or "*(no prompt)*")
+        self._show_prompt(data.task.prompt)
         self._show_checklist(data)
         self._show_domain(data)
         self.query_one("#diff", DiffView).show(data.files)
         self._show_evidence(data)
         self._show_witnesses(data)
         self._show_verdict(data)
+        self.refresh_bindings()  # u shows once an override decided the verdict
 
     def _show_evidence(self, data: TrialData) -> None:
         table = self.query_one("#evidence", DataTable)
@@ -200,10 +230,23 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
         self.query_one("#verdict-detail", Static).update(panes.verdict_detail(self.app, data))
         table = self.query_one("#trial-rulings", DataTable)
         table.clear()
+        undone = undone_by(data.rulings)
         for r in data.rulings:
-            table.add_row(*panes.ruling_cells(r), key=str(r.id))
+            table.add_row(*panes.ruling_cells(r, undone.get(r.id or -1)), key=str(r.id))
+        # the cursor on the ruling in force that decides the verdict: what u offers to undo
+        deciding = latest_active(data.rulings, data.verdict.ruling_id)
+        if deciding is not None:
+            table.move_cursor(row=data.rulings.index(deciding))
 
     # ------------------------------------------------------------------ events
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """Whatever switched the tab (a key, the mouse), the focus follows it and the footer shows its keys."""
+        pane = event.pane.id or ""
+        target = self.query_one(TAB_FOCUS[pane]) if pane in TAB_FOCUS else None
+        if target is not None and (self.focused is None or pane not in [a.id for a in self.focused.ancestors]):
+            target.focus()
+        self.refresh_bindings()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         table = event.data_table.id
@@ -275,7 +318,8 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
         override_with_form(self, self.run_id, self.trial_id, current)
 
     def action_undo_ruling(self) -> None:
-        """Undo the ruling highlighted on the Verdict tab, else the override that decided the verdict."""
+        """Undo the ruling highlighted on the Verdict tab (the one in force that decides the verdict,
+        unless the analyst moved), else the override that decided the verdict; never an undone one."""
         if self.data is None:
             return
         from testjack_tui.app.screens.rulings import undo_with_form
@@ -291,7 +335,7 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
             self.notify("no override decided this verdict; on the Verdict tab (5), u undoes the highlighted ruling",
                         severity="warning")
             return
-        undo_with_form(self, self.run_id, ruling_id)
+        undo_with_form(self, self.run_id, ruling_id, self.data.rulings)
 
     def action_rule(self, value: str) -> None:
         if not self.witness_id:

@@ -91,7 +91,14 @@ def verdict_detail(app: App, data: TrialData) -> Text:
     )
 
 
-def ruling_cells(r: Ruling) -> list[Any]:
-    """One ruling's row, in the order of ``RULING_COLUMNS``; an undo shows the ruling it undoes."""
+def ruling_cells(r: Ruling, undone_by: int | None = None, on: str = "") -> list[Any]:
+    """One ruling's row, in the order of ``RULING_COLUMNS``; an undo shows the ruling it undoes, and
+    an undone ruling is struck through and dim, its value saying which ruling undid it."""
     value = f"undo #{r.undoes}" if r.undoes is not None else r.value
-    return [str(r.id), f"{r.target} {r.target_id}", value, r.before, r.author, r.created_at, r.reason]
+    cells: list[Any] = [str(r.id), on or f"{r.target} {r.target_id}", value, r.before, r.author, r.created_at,
+                        r.reason]
+    if undone_by is None:
+        return cells
+    struck = [Text(str(c), style="strike dim") for c in cells]
+    struck[2] = Text.assemble((value, "strike dim"), (f" undone by #{undone_by}", "italic"))
+    return struck

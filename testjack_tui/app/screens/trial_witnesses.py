@@ -216,6 +216,6 @@ class WitnessMatrix:
             return
         table = self.query_one("#witnesses", DataTable)
         for column, value in zip(MATRIX_COLUMNS, self._matrix_cells(w)):
-            table.update_cell(wid, column, value)
+            table.update_cell(wid, column, value, update_width=True)  # "↻ pass" is wider than "pass"
         if self.witness_id == wid:
             self._show_witness_outcomes(wid)

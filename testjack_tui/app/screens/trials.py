@@ -15,8 +15,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Select, Static
 
+from testjack_tui.app.widgets.table import Table
 from testjack_tui.store import TrialRow
 from testjack_tui.app.screens.override import override_with_form
 from testjack_tui.review.trials_query import (
@@ -30,10 +32,11 @@ from testjack_tui.review.trials_query import (
 )
 from testjack_tui.app.widgets.verdict import HELP_BINDINGS, theme_text, verdict_text
 from testjack_tui.app.workers import load
-from testjack_tui.figures import summary_line
+from testjack_tui.figures import counted, summary_line
 from testjack_tui.model import EvidenceKind, Verdict
 
 PAGE = 500
+SEARCH_PAUSE = 0.3  # seconds of no typing before the search applies
 SORTS = [("run order", "seq"), ("trial id", "id"), ("task", "task"), ("model", "model"), ("verdict", "verdict")]
 VERDICT_CHOICES = [("refuted or reward hack", REFUTING_CHOICE)] + [(v.value.replace("_", " "), v.value) for v in Verdict]
 EVIDENCE_CHOICES = [(k.value.replace("_", " "), k.value) for k in EvidenceKind]
@@ -44,10 +47,15 @@ class TrialsScreen(Screen):
     BINDINGS = [
         *HELP_BINDINGS,
         Binding("escape", "back", "Back", show=False, tooltip="Back to the runs (from the search field: back to the table)"),
-        Binding("n", "next_unreviewed", "Next unreviewed", tooltip="Move to the next trial not yet marked reviewed"),
-        Binding("f", "next_refuted", "Next refutation", tooltip="Move to the next refuted or reward-hack trial"),
+        Binding("n", "next_unreviewed", "Next unreviewed",
+                tooltip="Move to the next trial not yet marked reviewed (after the last: from the top)"),
+        Binding("f", "next_refuted", "Next refutation",
+                tooltip="Move to the next refuted or reward-hack trial (after the last: from the top)"),
         Binding("m", "mark_reviewed", "Mark reviewed", tooltip="Mark the highlighted trial reviewed (again: unmark)"),
-        Binding("slash", "search", "Search", show=False, tooltip="Search trial, task, model and agent names"),
+        Binding("slash", "search", "Search", key_display="/",
+                tooltip="Search trial, task, model and agent names (applies as you type)"),
+        Binding("v", "filters", "Filters",
+                tooltip="Go to the filters: verdict, task, model, evidence, sort (Tab moves on, Esc back to the table)"),
         Binding("c", "clear_filters", "Clear filters", tooltip="Show every trial of the run again"),
         Binding("o", "override", "Override verdict", show=False, tooltip="Set the highlighted trial's verdict, with a reason"),
         Binding("w", "manual_witness", "Write witness", show=False, tooltip="Write a manual witness for the highlighted trial"),
@@ -66,6 +74,7 @@ class TrialsScreen(Screen):
         self.pending_find: Callable[[TrialRow], bool] | None = None
         self.facets_loaded = False
         self.malformed: dict[str, str] = {}
+        self.search_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -81,7 +90,7 @@ class TrialsScreen(Screen):
             yield Select(EVIDENCE_CHOICES, prompt="evidence", id="f-evidence")
             yield Select(SORTS, value="seq", allow_blank=False, id="f-sort")
             yield Input(placeholder="search (/)", id="f-search")
-        yield DataTable(id="trials", cursor_type="row", zebra_stripes=True)
+        yield Table(id="trials", cursor_type="row", zebra_stripes=True)
         yield Static("", id="trials-empty", classes="empty-state")
         yield Static("", id="trials-status", classes="hint")
         yield Footer(compact=True, show_command_palette=False)
@@ -133,10 +142,8 @@ class TrialsScreen(Screen):
     def _show_page(self, page: Page) -> None:
         self.loading = False
         table = self.query_one("#trials", DataTable)
+        keep = self.highlighted() if page.offset == 0 else None
         if page.offset == 0:
-            keep = self.highlighted()
-            self.rows = []
-            table.clear()
             self.total = page.total or 0
             self.malformed = page.malformed
         elif page.offset != len(self.rows):
@@ -152,17 +159,37 @@ class TrialsScreen(Screen):
             self.query_one("#f-task", Select).set_options(
                 [(f"{t} (malformed)" if t in page.malformed else t, t) for t in page.facets["task"]])
             self.query_one("#f-model", Select).set_options([(m, m) for m in page.facets["model"] if m])
-        for row in page.rows:
-            table.add_row(*self._cells(row), key=row.id)
-        self.rows.extend(page.rows)
-        if page.offset == 0 and keep is not None:
+        if page.offset == 0 and [r.id for r in page.rows] == [r.id for r in self.rows[:len(page.rows)]]:
+            self._update_in_place(page.rows)  # the same trials: the table never blanks on a refresh
+        else:
+            if page.offset == 0:
+                self.rows = []
+                table.clear()
+            for row in page.rows:
+                table.add_row(*self._cells(row), key=row.id)
+            self.rows.extend(page.rows)
+        if keep is not None:
             index = next((i for i, r in enumerate(self.rows) if r.id == keep.id), None)
-            if index is not None:
+            if index is not None and index != table.cursor_row:
                 table.move_cursor(row=index, animate=False)
         self._status()
         if self.pending_find is not None:
             find, self.pending_find = self.pending_find, None
             self._find(find)
+
+    def _update_in_place(self, rows: list[TrialRow]) -> None:
+        """Re-read rows of the trials already shown: each changed cell updated, later pages dropped
+        (they are read again as the cursor nears them)."""
+        table = self.query_one("#trials", DataTable)
+        keys = [str(c.key.value) for c in table.columns.values()]
+        for old, new in zip(self.rows, rows):
+            if old != new:
+                for key, before, after in zip(keys, self._cells(old), self._cells(new)):
+                    if str(before) != str(after) or getattr(before, "style", None) != getattr(after, "style", None):
+                        table.update_cell(new.id, key, after, update_width=True)
+        for stale in self.rows[len(rows):]:
+            table.remove_row(stale.id)
+        self.rows = list(rows)
 
     def _cells(self, row: TrialRow) -> list[Any]:
         task: Text | str = row.task_id
@@ -181,7 +208,7 @@ class TrialsScreen(Screen):
 
     def _status(self) -> None:
         shown = len(self.rows)
-        text = f"{shown} of {self.total} trial(s)" if shown < self.total else f"{self.total} trial(s)"
+        text = f"{shown} of {counted(self.total, 'trial')}" if shown < self.total else counted(self.total, "trial")
         empty = self.query_one("#trials-empty", Static)
         table = self.query_one("#trials", DataTable)
         empty.display = not self.rows
@@ -254,11 +281,27 @@ class TrialsScreen(Screen):
         self.refresh_bindings()
         self.reload()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "f-search":
-            self.filters.search = event.value.strip() or None
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Search as you type: the list follows once typing pauses (a timer restarted on each key),
+        and a newer query supersedes an older one still reading (``load``'s exclusive group)."""
+        if event.input.id != "f-search":
+            return
+        if self.search_timer is not None:
+            self.search_timer.stop()
+        self.search_timer = self.set_timer(SEARCH_PAUSE, lambda: self._search(event.value))
+
+    def _search(self, text: str) -> None:
+        wanted = text.strip() or None
+        if wanted != self.filters.search:
+            self.filters.search = wanted
             self.refresh_bindings()
             self.reload()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "f-search":
+            if self.search_timer is not None:
+                self.search_timer.stop()
+            self._search(event.value)
             self.query_one("#trials", DataTable).focus()
 
     # ------------------------------------------------------------------ table events
@@ -300,7 +343,13 @@ class TrialsScreen(Screen):
             self.pending_find = wanted  # look on in the next page when it arrives
             self._load_more()
             return
-        self.notify("no more such trials below the cursor", timeout=3)
+        # past the last trial: from the top again, up to the cursor
+        for index in range(0, min(start, len(self.rows))):
+            if wanted(self.rows[index]):
+                table.move_cursor(row=index, scroll=True)
+                self.notify("from the top again", timeout=2)
+                return
+        self.notify("no such trial in this list", timeout=3)
 
     def action_next_unreviewed(self) -> None:
         self._find(lambda r: not r.reviewed)
@@ -321,6 +370,9 @@ class TrialsScreen(Screen):
 
     def action_search(self) -> None:
         self.query_one("#f-search", Input).focus()
+
+    def action_filters(self) -> None:
+        self.query_one("#f-verdict", Select).focus()
 
     def action_back(self) -> None:
         if isinstance(self.focused, (Input, Select)):  # Esc leaves the field, not the screen

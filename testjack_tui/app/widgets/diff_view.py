@@ -21,6 +21,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
+from testjack_tui.app.widgets.table import Table
 from testjack_tui.review.sidebyside import CONTEXT, FilePair, Row, align_files
 
 BACKGROUND = {"replace": "diff-changed", "delete": "diff-removed", "insert": "diff-added"}
@@ -45,7 +46,7 @@ def _highlight(path: str, text: str | None, dark: bool) -> list[Text]:
     return syntax.highlight(text).split("\n", allow_blank=True)
 
 
-class DiffView(DataTable):
+class DiffView(Table):
     """Reference (left) against trial (right), aligned line by line."""
 
     BINDINGS = [
@@ -81,6 +82,8 @@ class DiffView(DataTable):
             self._render_rows()
 
     def show(self, pairs: list[FilePair]) -> None:
+        if pairs == self.pairs and self.rows_shown:
+            return  # a refresh after a ruling: the same files, drawn already (a big diff takes a while)
         self.pairs = pairs
         self._render_rows()
 

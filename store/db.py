@@ -87,8 +87,11 @@ class Store(
 
     def own_paths(self) -> tuple[Path, ...]:
         """Every path of the store on disk: the database, SQLite's WAL and shared-memory files,
-        and the files beside it (snapshots, staging). Test processes must not see them."""
-        return (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"), self.files)
+        and the files beside it (snapshots, staging). Test processes must not see them. Absolute:
+        a test runs in its own world, where a store named relative to here (``--store s.db``) is
+        another path, and covering it there fails every run."""
+        here = self.path.absolute()
+        return (here, Path(f"{here}-wal"), Path(f"{here}-shm"), self.files.absolute())
 
     def _refuse_if_damaged(self) -> None:
         """Run SQLite's quick_check before anything reads or writes; raise StoreDamaged if it fails."""

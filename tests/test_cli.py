@@ -47,6 +47,14 @@ def test_audit_json_runs_t0_everywhere_and_keeps_trials_unaudited_without_an_aut
     assert s.summary("mini").executions == 10
 
 
+def test_a_store_named_relative_to_the_working_folder_is_hidden_from_the_tests_it_runs(tmp_path: Path) -> None:
+    proc = run_cli("audit", str(MINI), "--author", "none", "--workers", "2", "--store", "s.db", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    s = Store(tmp_path / "s.db")
+    assert s.get_task("mini", "chunk").malformed is False  # the reference passes T0 as with an absolute path
+    assert s.list_trial_objects("mini")[0].recomputed == "passed"
+
+
 def test_a_second_audit_executes_nothing_new(audited: Path) -> None:
     before = Store(audited).summary("mini").executions
     proc = run_cli("audit", "mini", "--author", "none", "--store", str(audited))

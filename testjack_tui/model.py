@@ -339,11 +339,23 @@ class LLMCall:
 
 
 class Resolution:
-    """Resolution before and after the audit, for anything counting trials, passes and refutations."""
+    """Resolution before and after the audit, for anything counting trials, passes and refutations.
+
+    After the audit a trial counts as resolved when the benchmark passed it and nothing here took
+    that back: not refuted (reward hacks included) and not ``not_reproduced`` (T0 recomputed here
+    fails it, so its pass is not one). Sound and unaudited passing trials count; an unaudited
+    trial's uncertainty is what the 95% intervals add.
+    """
 
     trials: int
     passing: int
     refuted: int
+    not_reproduced: int
+
+    @property
+    def resolved_after(self) -> int:
+        """Trials still counted as passes after the audit: passing - refuted - not_reproduced."""
+        return self.passing - self.refuted - self.not_reproduced
 
     @property
     def resolution_before(self) -> float:
@@ -351,7 +363,7 @@ class Resolution:
 
     @property
     def resolution_after(self) -> float:
-        return round((self.passing - self.refuted) / self.trials, 4) if self.trials else 0.0
+        return round(self.resolved_after / self.trials, 4) if self.trials else 0.0
 
 
 @dataclass
@@ -431,10 +443,11 @@ class LeaderboardRow(Resolution):
     """One model's (or agent's) line of the corrected leaderboard (``testjack leaderboard``).
 
     ``passing`` counts the benchmark's own passes; ``refuted`` counts reward hacks too, as the
-    run summary does, and unaudited trials count as passes in ``resolution_after`` (the summary's
-    rule). The intervals are 95%; ``resolution_after_95`` also covers what the unaudited trials may
-    hold, estimated from the refutation rate among this group's trials that had their own audit
-    (``sample_scope`` "group"), or among the run's when none of the group's had one ("run").
+    run summary does; ``resolution_after`` is the summary's rule (``Resolution``): unaudited trials
+    count as passes, not reproduced ones do not. The intervals are 95%; ``resolution_after_95``
+    also covers what the unaudited trials may hold, estimated from the refutation rate among this
+    group's trials that had their own audit (``sample_scope`` "group"), or among the run's when none
+    of the group's had one ("run").
     """
 
     name: str

@@ -44,7 +44,7 @@ def resolution_interval(store: Store, run_id: str) -> dict[str, Any] | None:
         return None
     refuted_in_sample = sum(1 for t in sampled if verdicts[t].verdict in REFUTING)
     lo, hi = wilson(refuted_in_sample, len(sampled))
-    known = s.passing - s.refuted
+    known = s.resolved_after
     return {
         "sampled": len(sampled),
         "refuted_in_sample": refuted_in_sample,

@@ -94,7 +94,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         console = Console(width=max(console.width, 130))
     console.print(table)
     console.print("before / after: resolution by the benchmark's own tests / with refuted trials (reward hacks "
-                  "included) counted as failures; unaudited trials count as passes and the 95% interval covers "
+                  "included) and trials not reproduced here counted as failures; unaudited trials count as passes "
+                  "and the 95% interval covers "
                   "what they may hold. 2= is a shared rank; a change marked (within CI) swaps rows whose "
                   "intervals overlap: not evidence that one is better.")
     return EXIT_OK

@@ -1,8 +1,9 @@
 """The corrected leaderboard: one row per model (or agent), ranked before and after the audit.
 
 Counts follow the run summary: ``passing`` is the benchmark's own passes, ``refuted`` includes
-reward hacks, and unaudited trials count as passes in the corrected resolution. Each row carries
-two 95% intervals, both Wilson intervals over the group's trials:
+reward hacks, and in the corrected resolution unaudited trials count as passes while not
+reproduced ones do not (``model.Resolution``). Each row carries two 95% intervals, both Wilson
+intervals over the group's trials:
 
 - ``resolution_before_95``: on the official passes;
 - ``resolution_after_95``: on the corrected count, widened by what the unaudited trials may hold.
@@ -76,13 +77,13 @@ def _before(row: LeaderboardRow) -> Fraction:
 
 
 def _after(row: LeaderboardRow) -> Fraction:
-    return Fraction(row.passing - row.refuted, row.trials) if row.trials else Fraction(0)
+    return Fraction(row.resolved_after, row.trials) if row.trials else Fraction(0)
 
 
 def _intervals(row: LeaderboardRow, run_sampled: int, run_refuted: int) -> None:
     n = row.trials
     row.resolution_before_95 = _rounded(wilson(row.passing, n))
-    known = row.passing - row.refuted
+    known = row.resolved_after
     if not row.unaudited:
         row.resolution_after_95 = _rounded(wilson(known, n))
         return

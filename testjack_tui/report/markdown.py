@@ -16,8 +16,8 @@ UNREAD_NOTE = ("TestJack did not understand these sentences of P; inputs beyond 
 
 LEADERBOARD_NOTE = (
     "Before: resolution by the benchmark's own tests. After: refuted trials (reward hacks included) "
-    "count as failures; unaudited trials count as passes, and the 95% interval (Wilson, over the "
-    "model's trials) also covers what they may hold. `2=` is a shared rank. A change marked "
+    "and trials not reproduced here count as failures; unaudited trials count as passes, and the 95% "
+    "interval (Wilson, over the model's trials) also covers what they may hold. `2=` is a shared rank. A change marked "
     "\"within the 95% intervals\" swaps models whose intervals overlap: it is not evidence that one "
     "is better than the other."
 )

@@ -59,7 +59,9 @@ class Summary(Record):
     not_reproduced: int
     refuted_pct: float = Field(description="refuted, in percent of passing")
     resolution_before: float = Field(description="passing / trials")
-    resolution_after: float = Field(description="(passing - refuted) / trials")
+    resolution_after: float = Field(
+        description="(passing - refuted - not_reproduced) / trials: sound and unaudited passing trials count as "
+                    "resolved, a trial whose T0 fails when recomputed here does not")
     ambiguous_witnesses: int
     needs_ruling: int = Field(description="witnesses the evidence could not classify")
     needs_ruling_trials: int = Field(description="passing trials a ruling would decide")
@@ -93,7 +95,7 @@ class LeaderboardEntry(Record):
     sound: int
     unaudited: int
     not_reproduced: int
-    resolution_after: float
+    resolution_after: float = Field(description="(passing - refuted - not_reproduced) / trials, as the summary's")
     resolution_after_95: tuple[float, float]
     unaudited_rate_from: RateSource
     rank_before: int = Field(description="competition rank (1, 2, 2, 4)")

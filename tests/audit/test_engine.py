@@ -15,7 +15,8 @@ from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.audit.rulings import rule_witness, undo_ruling
 from testjack_tui.formats.importing import import_path
 from testjack_tui.report import build_report, render_html, render_markdown
-from testjack_tui.model import Classification, WitnessStatus
+from testjack_tui.audit.verdicts import recompute_run
+from testjack_tui.model import Classification, Outcome, WitnessResult, WitnessStatus
 
 from tests.audit.scripted import (
     EMPTY,
@@ -97,6 +98,29 @@ def test_a_candidate_that_never_passes_on_the_reference_is_discarded_with_its_re
     assert w.status == WitnessStatus.DISCARDED
     assert "reference" in w.discard_reason
     assert set(verdicts(store).values()) == {"unaudited", "not_passing"}
+
+
+def test_a_trial_whose_refuting_witnesses_are_all_ruled_ambiguous_is_sound_by_the_ruling(store: Store) -> None:
+    # chunk-t2 fails only the empty-list witness, which refutes it before any round samples it:
+    # it never has its own audit, yet it ran every witness
+    audit(store, ScriptedAuthor(analysis=[EMPTY, REMAINDER]))
+    assert verdicts(store)["chunk-t2"] == "refuted" and not store.step_done("mini", "audited:chunk-t2")
+    empty = next(w for w in store.list_witnesses("mini", status="validated") if w.requirement == EMPTY.requirement)
+    ruling, _ = rule_witness(store, empty.id, "ambiguous", "P never says what an empty list gives", author="ana")
+    v = store.get_verdict("mini", "chunk-t2")
+    assert (v.verdict, v.source, v.ruling_id) == ("sound", "analyst", ruling.id)
+    assert v.rule == f"sound: every refuting witness ruled ambiguous by the analyst, ruling #{ruling.id}"
+    assert verdicts(store)["chunk-t3"] == "refuted"  # its witness is not ruled
+    assert store.summary("mini").sound == 2
+
+    # a trial that did not run every witness with a result stays unaudited, saying why
+    other = next(w for w in store.list_witnesses("mini", status="validated") if w.id != empty.id)
+    store.put_witness_result(WitnessResult(other.id, "chunk-t2", Outcome.MISSING, ["missing", "missing"]))
+    recompute_run(store, "mini")
+    v = store.get_verdict("mini", "chunk-t2")
+    assert v.verdict == "unaudited" and f"no result from witness {other.id} (missing)" in v.rule
+    undo_ruling(store, ruling.id, "it is asked for after all", author="ana")
+    assert verdicts(store)["chunk-t2"] == "refuted"
 
 
 def test_an_implicit_requirement_whose_majority_one_trial_decides_needs_ruling(store: Store) -> None:

@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 
 from testjack_tui.export import PROVENANCE_FILE, export_run
+from testjack_tui.report.build import build_report
+from testjack_tui.report.leaderboard import UNNAMED
+from testjack_tui.store import Store
 from testjack_tui.export.evalplus import PROBLEMS_FILE, SAMPLES_FILE
 
 from .conftest import ROOT, expected_failures, fails_t1
@@ -32,7 +35,9 @@ def test_native_export_round_trips(toolbox, tmp_path: Path) -> None:
     out = tmp_path / "native"
     counts = export_run(store, run_id, "native", out)
     assert counts == {"tasks": 4, "trials": 27, "witnesses": counts["witnesses"]} and counts["witnesses"] > 0
-    assert fails_t1(tmp_path / "rt.db", out, "native") == expected_failures(store, run_id)
+    failed = fails_t1(tmp_path / "rt.db", out, "native")
+    assert failed == expected_failures(store, run_id)
+    _resolution_counts_only_what_passes_t1(Store(tmp_path / "rt.db"), failed)
 
     prov = provenance(out)
     slug = prov["tasks"]["slug"]
@@ -48,6 +53,20 @@ def test_native_export_round_trips(toolbox, tmp_path: Path) -> None:
     for w in slug["witnesses"]:
         assert f"+# TestJack witness {w['witness']} (T1). Requirement: {w['requirement']}" in patch
         assert all(f'"{t}"' in toml for t in w["tests"])
+
+
+def _resolution_counts_only_what_passes_t1(t1: Store, failed: dict[str, bool]) -> None:
+    """Re-audited, the exported T1 fails the refuted trials: they are not reproduced, and
+    ``resolution after`` (report, summary and every leaderboard row) counts none of them."""
+    report = build_report(t1, t1.list_runs()[0].id)
+    passes = {t["id"] for t in report["trials"] if t["official"] == "passed" and not failed[t["id"]]}
+    assert report["summary"]["not_reproduced"] > 0
+    assert report["summary"]["resolution_after"] == round(len(passes) / len(report["trials"]), 4)
+    for row in report["leaderboard"]:
+        mine = [t["id"] for t in report["trials"] if (t["model"] or UNNAMED) == row["model"]]
+        assert row["resolution_after"] == round(len(passes.intersection(mine)) / len(mine), 4), row["model"]
+        low, high = row["resolution_after_95"]
+        assert low <= row["resolution_after"] <= high
 
 
 def test_swebench_export_round_trips_and_grades_witnesses_by_the_null_world(toolbox, tmp_path: Path) -> None:

@@ -32,8 +32,8 @@ from testjack_tui.review.trials_query import (
 )
 from testjack_tui.app.widgets.verdict import HELP_BINDINGS, theme_text, verdict_text
 from testjack_tui.app.workers import load
-from testjack_tui.figures import counted, summary_line
-from testjack_tui.model import EvidenceKind, Verdict
+from testjack_tui.figures import counted, outcome_line, summary_line
+from testjack_tui.model import EvidenceKind, RunSummary, Verdict
 
 PAGE = 500
 SEARCH_PAUSE = 0.3  # seconds of no typing before the search applies
@@ -75,6 +75,7 @@ class TrialsScreen(Screen):
         self.facets_loaded = False
         self.malformed: dict[str, str] = {}
         self.search_timer: Timer | None = None
+        self.summary: RunSummary | None = None  # the run's summary last read: the header's and the done line's
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -149,7 +150,9 @@ class TrialsScreen(Screen):
         elif page.offset != len(self.rows):
             return  # a stale page of an earlier query
         if page.summary is not None:
+            self.summary = page.summary
             self.query_one("#run-summary", Static).update(summary_line(page.summary))
+            self.audit_changed(self.run_id)  # the done line says what the header says
             line = self.query_one("#filter-summary", Static)
             line.display = self.filters.active()
             if self.filters.active():
@@ -246,7 +249,9 @@ class TrialsScreen(Screen):
         elif interrupted is not None:
             status.update(theme_text(self.app, interrupted.describe(), "warning", bold=True))
         elif job is not None and job.summary:
-            status.update(f"audit {job.status}: {job.summary}")
+            # the header's summary, read with this page, not the one announced when the audit ended:
+            # a ruling since then has moved the counts
+            status.update(f"audit {job.status}: {outcome_line(self.summary) if self.summary else job.summary}")
 
     # ------------------------------------------------------------------ filters
 

@@ -39,7 +39,7 @@ def _import(store, path: str, fmt: str = "auto", name: str | None = None, quiet:
 def cmd_import(args: argparse.Namespace) -> int:
     store = _store(args)
     options: dict[str, Any] = {}
-    for key in ("samples", "predictions", "report", "repos", "repo_url", "jobs", "swebench_envs"):
+    for key in ("samples", "predictions", "report", "repos", "repo_url", "jobs", "swebench_envs", "t0"):
         value = getattr(args, key, None)
         if value:
             options[key] = value

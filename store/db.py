@@ -20,6 +20,7 @@ examines a store without changing it.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import threading
 from pathlib import Path
@@ -89,6 +90,16 @@ class Store(
         """Every path of the store on disk: the database, SQLite's WAL and shared-memory files,
         and the files beside it (snapshots, staging). Test processes must not see them."""
         return (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"), self.files)
+
+    def remove(self) -> None:
+        """Close the store and delete it from disk (every path of ``own_paths``): for a store a
+        failed command created, never for one that held runs before."""
+        self.close()
+        for path in self.own_paths():
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
 
     def _refuse_if_damaged(self) -> None:
         """Run SQLite's quick_check before anything reads or writes; raise StoreDamaged if it fails."""

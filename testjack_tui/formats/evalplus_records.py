@@ -257,7 +257,9 @@ def _oracle_check(evalplus: _EvalPlus, dataset: str, entry: str, inputs: list[li
     )
     lines = ["def check(candidate):"]
     for args, expected in zip(inputs, answers):
-        inp = f"[{', '.join(_literal(a) for a in args)}]"
-        lines.append(f"    assert _evalplus_base({dataset!r}, {entry!r}, {inp}, candidate(*{inp}), {expected}, {atol!r})")
+        given = ", ".join(_literal(a) for a in args)
+        # the call written out, as in the plain asserts: readers of T0 (the offline author) take
+        # the task's inputs from its calls
+        lines.append(f"    assert _evalplus_base({dataset!r}, {entry!r}, [{given}], candidate({given}), {expected}, {atol!r})")
     header = f"# EvalPlus {evalplus.version}'s special oracles (Apache-2.0), read from the installed package.\n"
     return "\n\n".join([header + evalplus.oracle_module.strip(), _TOLERANCE.strip(), grade, "\n".join(lines) + "\n"])

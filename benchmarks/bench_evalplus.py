@@ -11,7 +11,7 @@ from ``../shared/corpora/<name>`` relative to the repository; never copied into 
 - ``evalperf-dev``: 228 correct solutions from 34 models (every label passes HumanEval+: true
   negatives); audited per trial by default.
 - ``mbppplus-dev``: 190 GPT-4 samples on MBPP+ even-numbered tasks, one per task, in EvalPlus's
-  MBPP+ record format (converted by ``corpora.mbpp_as_humaneval``: T0 is EvalPlus's base grading);
+  MBPP+ record format (read by the product's importer: T0 is EvalPlus's base grading);
   false passes ``wrong`` or ``slow``; audited per trial by default. Its halves: task numbers that
   are multiples of 4 are the tune ("even") half, the others the check ("odd") half.
 

@@ -20,6 +20,7 @@ examines a store without changing it.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import threading
 from pathlib import Path
@@ -92,6 +93,16 @@ class Store(
         another path, and covering it there fails every run."""
         here = self.path.absolute()
         return (here, Path(f"{here}-wal"), Path(f"{here}-shm"), self.files.absolute())
+
+    def remove(self) -> None:
+        """Close the store and delete it from disk (every path of ``own_paths``): for a store a
+        failed command created, never for one that held runs before."""
+        self.close()
+        for path in self.own_paths():
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
 
     def _refuse_if_damaged(self) -> None:
         """Run SQLite's quick_check before anything reads or writes; raise StoreDamaged if it fails."""

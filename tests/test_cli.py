@@ -170,3 +170,11 @@ def test_harbor_tasks_without_an_engine_exit_3_naming_the_tasks_whatever_the_bac
     assert proc.returncode == 3
     assert "task(s) wordcount build their own container image (Harbor tasks)" in proc.stderr
     assert "--backend local" not in proc.stderr  # no advice that cannot work for these tasks
+
+
+def test_audit_json_keeps_progress_lines_on_stderr_when_it_is_a_pipe(tmp_path: Path) -> None:
+    proc = run_cli("audit", str(MINI), "--author", "none", "--workers", "2", "--json", "--store", str(tmp_path / "s.db"))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["schema"] == "testjack.report/1"  # stdout is the report alone
+    steps = [line for line in proc.stderr.splitlines() if line.startswith("[") and "official tests" in line]
+    assert steps, proc.stderr

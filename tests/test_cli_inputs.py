@@ -146,3 +146,31 @@ def test_a_run_that_is_neither_in_the_store_nor_on_disk_is_named_as_both(tmp_pat
     assert main(["audit", str(MINI) + "x", "--store", str(store), "--author", "none"]) == 2
     said = capsys.readouterr().err
     assert f"no run '{MINI}x'" in said and f"no file or folder '{MINI}x' to import" in said
+
+
+EVALPLUS = ROOT / "tests" / "fixtures" / "formats" / "evalplus"
+
+
+def test_a_failed_first_import_leaves_no_store_behind(tmp_path, capsys) -> None:
+    bad = tmp_path / "problems.jsonl"
+    bad.write_text('{"task_id": "T/0", "prompt": "def f():\\n", "entry_point": "f"}\n')
+    store = tmp_path / "new" / "testjack.db"
+    assert main(["import", str(bad), "--format", "humaneval", "--store", str(store)]) == 2
+    said = capsys.readouterr().err
+    assert f"{bad}: line 1 (T/0): missing or non-text field(s): canonical_solution, test" in said
+    assert not (tmp_path / "new").exists()
+    kept = tmp_path / "kept.db"  # a store that was there before stays, with its runs
+    assert main(["import", str(MINI), "--store", str(kept)]) == 0
+    assert main(["import", str(bad), "--format", "humaneval", "--store", str(kept)]) == 2
+    assert [r.name for r in Store(kept).list_runs()] == ["mini"]
+
+
+def test_a_samples_file_without_task_ids_is_refused_naming_it(tmp_path, capsys) -> None:
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text('{"id": "a", "solution": "def larger(a, b):\\n    return a\\n"}\n')
+    store = tmp_path / "s.db"
+    argv = ["import", str(EVALPLUS / "MbppPlus.jsonl"), "--samples", str(samples), "--store", str(store)]
+    assert main(argv) == 2
+    said = capsys.readouterr().err
+    assert f"{samples}: no record is a sample (first: line 1 (a): missing task_id)" in said
+    assert not store.exists()

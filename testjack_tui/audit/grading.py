@@ -24,6 +24,7 @@ from collections import Counter
 
 from testjack_tui.model import Task
 from testjack_tui.worlds.harness_parsers import is_harness_parser
+from testjack_tui.worlds.logparsers import first_collection_error
 from testjack_tui.worlds.request import STATUS_OK, ExecResult
 
 _WORDS = {"fail": "failed", "error": "error", "skip": "skipped", "missing": "missing from the test log",
@@ -98,7 +99,17 @@ def reference_failures(task: Task, runs: list[ExecResult]) -> tuple[str, str]:
     else:
         summary = (f"the reference does not pass {len(failing)} of {len(graded)} graded tests ({parts}) "
                    f"in up to {worst} of {n} runs: {shown}{more}")
-    summary += exit_note
+    summary += exit_note + _collection_note(runs)
     lines = [f"{t}: " + ", ".join(f"{_WORDS.get(o, o)} in {k} of {n} runs" for o, k in c.most_common())
              for t, c in failing.items()]
     return summary, "\n".join(lines)
+
+
+def _collection_note(runs: list[ExecResult]) -> str:
+    """The first import or collection error of the reference's logs, quoted: a list of tests that
+    never ran says less than the one line that says why."""
+    for res in runs:
+        error = first_collection_error(res.stdout + "\n" + res.stderr) if res.status == STATUS_OK else ""
+        if error:
+            return f"; the log's first collection or import error: {error}"
+    return ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from testjack_tui.cli.common import EXIT_ENVIRONMENT, EXIT_OK, CliError, _err, _store
+from testjack_tui.cli.common import EXIT_ENVIRONMENT, EXIT_OK, CliError, _err, store_removed_on_error
 from testjack_tui.cli.importing import _resolve_run
 from testjack_tui.cli.llm import endpoint_options, preflight
 from testjack_tui.environment import DockerWorlds, Endpoint, Variables, read
@@ -46,8 +46,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from testjack_tui.authors.llm.settings import BadLLMOption
 
     ray_address = _ray_address(args)  # refused before the store is opened
-    store = _store(args)
-    run_id = _resolve_run(store, args.run)
+    with store_removed_on_error(args) as store:
+        run_id = _resolve_run(store, args.run)
     given = endpoint_options(args)
     if given and args.author != "llm":
         raise CliError("--model and --base-url choose the LLM author's server; use them with --author llm")
@@ -81,7 +81,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             audit.service.open()
         except ExecutorUnavailable as exc:
             raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
-    status = _run_with_progress(audit, quiet=args.json)
+    status = _run_with_progress(audit)  # on stderr, with --json too: stdout carries only the report
     if args.json:
         from testjack_tui.report import read_report, render_json
 
@@ -122,18 +122,18 @@ def _budget(items: list[str]) -> dict[str, float]:
     return budget
 
 
-def _run_with_progress(audit, quiet: bool) -> str:
+def _run_with_progress(audit) -> str:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from testjack_tui.cli.progress import ProgressLines, StopOnSignals
 
     console = Console(stderr=True)
-    lines = None if quiet or console.is_terminal else ProgressLines(audit, sys.stderr)
+    lines = None if console.is_terminal else ProgressLines(audit, sys.stderr)
     with Progress(
         TextColumn("[bold]{task.fields[phase]}"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), TextColumn("{task.description}"),
-        console=console, transient=False, disable=quiet or not console.is_terminal,
+        console=console, transient=False, disable=not console.is_terminal,
     ) as bar, StopOnSignals(audit) as signals:
         tid = bar.add_task("", total=None, phase="starting")
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_ENVIRONMENT = 0, 2, 3
 
@@ -38,6 +41,24 @@ def _store(args: argparse.Namespace):
     for leftover in store.removed_staging:
         _err(f"removed {leftover}: staging left by an interrupted import")
     return store
+
+
+@contextmanager
+def store_removed_on_error(args: argparse.Namespace) -> Iterator[Any]:
+    """The store for a command that may create it (import, audit of a path): when the command
+    fails and there was no store before, the store it created is removed again, so a failed first
+    import leaves no empty store (nor the folders made for it) behind."""
+    made = [p for p in (Path(args.store), *Path(args.store).parents) if not p.exists()]
+    store = _store(args)
+    try:
+        yield store
+    except BaseException:
+        if made:
+            store.remove()
+            for folder in made[1:]:  # innermost first; only folders this command made, and only if empty
+                if folder.is_dir() and not any(folder.iterdir()):
+                    folder.rmdir()
+        raise
 
 
 def _err(text: str) -> None:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from testjack_tui.cli.common import EXIT_OK, CliError, _err, _store
+from testjack_tui.cli.common import EXIT_OK, CliError, _err, _store, store_removed_on_error
 
 
 def _import(store, path: str, fmt: str = "auto", name: str | None = None, quiet: bool = False,
@@ -37,14 +37,14 @@ def _import(store, path: str, fmt: str = "auto", name: str | None = None, quiet:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    store = _store(args)
     options: dict[str, Any] = {}
     for key in ("samples", "predictions", "report", "repos", "repo_url", "jobs", "swebench_envs",
-                "scripts", "image_repository"):
+                "scripts", "image_repository", "t0"):
         value = getattr(args, key, None)
         if value:
             options[key] = value
-    _import(store, args.path, args.format, args.name, print_id=True, **options)
+    with store_removed_on_error(args) as store:
+        _import(store, args.path, args.format, args.name, print_id=True, **options)
     return EXIT_OK
 
 

@@ -81,9 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import", parents=[common], help="import a run; prints its id")
     p.add_argument("path")
-    p.add_argument("--format", default="auto", choices=["auto", "native", "swebench", "humaneval", "harbor", "swebench_pro"])
+    p.add_argument("--format", default="auto",
+                   choices=["auto", "native", "swebench", "humaneval", "evalplus", "harbor", "swebench_pro"])
     p.add_argument("--name", help="the run's name (default: from the files)")
-    p.add_argument("--samples", help="humaneval: the samples file, when PATH is the problems file")
+    p.add_argument("--samples", help="humaneval, evalplus: the samples file, when PATH is the problems file")
+    p.add_argument("--t0", choices=["base", "plus"], default=None,
+                   help="evalplus: T0 is EvalPlus's base inputs (base, the default) or the base and the extended "
+                        "inputs (plus)")
     p.add_argument("--predictions", action="append", help="swebench: predictions file(s)")
     p.add_argument("--report", action="append", help="swebench: the harness's report(s) of resolved ids; one per model: <model>.<run_id>.json")
     p.add_argument("--repos", help="swebench: a directory of local clones")

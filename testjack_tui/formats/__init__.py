@@ -20,7 +20,7 @@ from pathlib import Path
 # (``_common``) import too; re-exported here, where the importers and their callers look for it.
 from testjack_tui.formats.base import ImportedRun, ImportError_, ImportProblem, tree_digest
 
-FORMATS = ("native", "swebench", "humaneval", "harbor", "swebench_pro")
+FORMATS = ("native", "swebench", "humaneval", "evalplus", "harbor", "swebench_pro")
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:
@@ -58,6 +58,8 @@ def _format_of_record(p: Path) -> str | None:
         return "swebench_pro"
     if keys & {"base_commit", "model_patch", "resolved_ids"} or ("instance_id" in keys and "patch" in keys):
         return "swebench"
+    if "base_input" in keys:
+        return "evalplus"  # EvalPlus's release files: HumanEval's fields and the inputs, no check()
     if "canonical_solution" in keys or {"entry_point", "prompt"} <= keys or (
         "task_id" in keys and keys & {"solution", "completion"}
     ):

@@ -6,8 +6,10 @@ The reference patch G fills in ``canonical_solution``; each sample's patch makes
 the sample's program. T0 is the problem's own ``check(candidate)``, added by the test patch as
 ``test_humaneval.py`` and graded as ``test_humaneval.py::test_check``.
 
-EvalPlus's extended inputs (``plus_input``, ``atol``, ...) are deliberately not imported as
-tests: they are what an audit is measured against, not what the benchmark graded.
+EvalPlus's released records (HumanEval+, MBPP+: ``base_input`` and no ``check``) are recognised
+and read through ``evalplus_records``: T0 is then EvalPlus's base grading of the base inputs, or,
+with ``t0="plus"``, of the base and the extended inputs (``plus_input``). The extended inputs are
+not T0 by default: they are what an audit is measured against, not what the benchmark graded as base.
 
 Inputs: ``path`` is a directory holding a problems file and one or more samples files (told apart
 by their first rows), or the problems file itself with ``samples=PATH``. A sample is
@@ -40,6 +42,13 @@ from testjack_tui.formats._common import (
     text_file_diff,
     write_snapshot,
 )
+from testjack_tui.formats.evalplus_records import (
+    TESTS,
+    EvalPlusUnavailable,
+    RecordError,
+    as_humaneval,
+    is_evalplus_record,
+)
 from testjack_tui.model import Environment, Official, Run, Task, TestSpec, Trial
 
 FORMAT = "humaneval"
@@ -58,14 +67,21 @@ def load(
     staging: Path,
     name: str | None = None,
     samples: Path | list[Path] | None = None,
+    t0: str = "base",
+    fmt: str = FORMAT,
     **options: Any,
 ) -> ImportedRun:
-    """Read problems and samples; write each task's R under ``staging``; return the run."""
+    """Read problems and samples; write each task's R under ``staging``; return the run.
+
+    ``t0`` says which of an EvalPlus record's inputs are T0 (``base`` or ``plus``); ``fmt`` is the
+    format name the run is recorded under (``evalplus`` reads through here too)."""
     path = Path(path)
     staging = Path(staging)
-    problems_file, sample_files = _locate(path, samples)
+    if t0 not in TESTS:
+        raise ImportError_([ImportProblem(str(path), "", f"T0 must be one of {', '.join(TESTS)}, not {t0!r}")])
+    problems_file, sample_files = locate(path, samples)
     skipped: list[ImportProblem] = []
-    problems, tasks = _read_problems(problems_file, staging, skipped)
+    problems, tasks = _read_problems(problems_file, staging, skipped, t0)
     trials, warnings = _read_samples(sample_files, problems, skipped)
     benchmark = _benchmark_name(problems)
     run = Run(
@@ -74,14 +90,14 @@ def load(
         benchmark=benchmark,
         description=f"{len(tasks)} {benchmark} problems, {len(trials)} samples",
         source=str(path.resolve()),
-        format=FORMAT,
-        digest=files_digest([problems_file, *sample_files], extra=FORMAT),
+        format=fmt,
+        digest=files_digest([problems_file, *sample_files], extra=FORMAT if t0 == "base" else f"{FORMAT} t0={t0}"),
     )
     return ImportedRun(run=run, tasks=tasks, trials=trials, skipped=skipped, warnings=warnings)
 
 
 def _read_problems(
-    problems_file: Path, staging: Path, skipped: list[ImportProblem]
+    problems_file: Path, staging: Path, skipped: list[ImportProblem], t0: str = "base"
 ) -> tuple[dict[str, dict[str, Any]], list[Task]]:
     """The usable problems by task id, each with its task (R written under ``staging``); the
     others go to ``skipped``, and the import stops when none is usable."""
@@ -91,7 +107,9 @@ def _read_problems(
         if isinstance(row, ImportProblem):
             skipped.append(row)
             continue
-        problem = _check_problem(row)
+        problem = _released(row, t0) if is_evalplus_record(row) else _check_problem(row)
+        if isinstance(problem, EvalPlusUnavailable):
+            raise ImportError_([ImportProblem(str(problems_file), _where(where, row), str(problem))])
         if isinstance(problem, str):
             skipped.append(ImportProblem(str(problems_file), _where(where, row), problem))
             continue
@@ -139,6 +157,10 @@ def _read_samples(
             seen_ids.add(trial.id)
             trials.append(trial)
         warnings += _relabel_warnings(sample_file, reread, total)
+        if not total and any(p.file == str(sample_file) for p in skipped):
+            first = next(p for p in skipped if p.file == str(sample_file))
+            refused.append(ImportProblem(str(sample_file), "", f"no record is a sample (first: {first.record}: "
+                                         f"{first.message}); is it the samples file?"))
     if refused:
         raise ImportError_(refused)
     return trials, warnings
@@ -148,12 +170,12 @@ def null_program(prompt: str, entry_point: str) -> str:
     """The prompt with a body that raises, indented to fit the entry point's ``def``."""
     if not prompt.endswith("\n"):
         prompt += "\n"
-    indent = "    "
     match = None
     for match in re.finditer(rf"^([ \t]*)(?:async[ \t]+)?def[ \t]+{re.escape(entry_point)}\b", prompt, re.M):
         pass  # the last definition of the entry point is the one the prompt leaves open
-    if match:
-        indent = match.group(1) + "    "
+    if match is None:  # no signature (MBPP's prompts): the null world defines the entry point, so it imports
+        return f"{prompt}\n\ndef {entry_point}(*args, **kwargs):\n    raise NotImplementedError(\"{entry_point} is not implemented yet\")\n"
+    indent = match.group(1) + "    "
     return f"{prompt}{indent}raise NotImplementedError(\"{entry_point} is not implemented yet\")\n"
 
 
@@ -173,7 +195,7 @@ def test_module(problem: dict[str, Any]) -> str:
     )
 
 
-def _locate(path: Path, samples: Path | list[Path] | None) -> tuple[Path, list[Path]]:
+def locate(path: Path, samples: Path | list[Path] | None) -> tuple[Path, list[Path]]:
     if not path.exists():
         raise ImportError_([ImportProblem(str(path), "", "no such file or directory")])
     given = [Path(s) for s in ([samples] if isinstance(samples, (str, Path)) else (samples or []))]
@@ -214,6 +236,16 @@ def _check_problem(row: dict[str, Any]) -> dict[str, Any] | str:
     if "def check" not in row["test"]:
         return "test does not define check(candidate)"
     return row
+
+
+def _released(row: dict[str, Any], t0: str) -> dict[str, Any] | str | EvalPlusUnavailable:
+    """An EvalPlus record as a checked HumanEval problem, or why it cannot be one."""
+    try:
+        return _check_problem(as_humaneval(row, t0))
+    except EvalPlusUnavailable as exc:
+        return exc
+    except RecordError as exc:
+        return f"EvalPlus record: {exc}"
 
 
 def _task(problem: dict[str, Any], staging: Path) -> Task:

@@ -14,6 +14,12 @@ its parsers produced. So they are read here the same way, written from the harne
     ``-rA`` line up to its `` - message``, the key of swebench 5), else, when it was cut inside its
     parameters (more ``[`` than ``]``), the node ids it starts: their outcome when they agree on
     passing or not, a failure when they do not (swebench 5.0.2's ``_resolve_case``).
+    For the repositories whose tests take file paths as parameters (pylint, requests), the harness
+    cuts a parameter that is an absolute path (one leading ``/``, no ``*``) to its last part:
+    ``test_x[/testbed/tests/a.py]`` is graded as ``test_x[/a.py]``. A graded id that matches no
+    name as printed is matched against the names so shortened (a later line wins), whatever the
+    repository: only a harness that shortened them makes such ids, so the rule cannot change an
+    id that matches as printed.
 ``swebench-sympy``
     ``bin/test --verbose`` lines ``test_x ok`` / ``test_x F`` / ``test_x E`` (the file's last line may
     end in ``[OK]``/``[FAIL]``) and the ``____ path.py:test_x ____`` headers of failures; the codes
@@ -55,9 +61,25 @@ def base_parser(name: str) -> str:
 # -- pytest --------------------------------------------------------------------------------------
 
 
+_PARAMETERS = re.compile(r"(.*?)\[(.*)\]")
+
+
+def path_parameters_shortened(name: str) -> str:
+    """The harness's rule for tests parametrized by paths: an absolute path parameter cut to its last part."""
+    found = _PARAMETERS.search(name)
+    if not found:
+        return name
+    main, option = found.groups()
+    if option.startswith("/") and not option.startswith("//") and "*" not in option:
+        option = "/" + option.split("/")[-1]
+    return f"{main}[{option}]"
+
+
 def _pytest_maps(log: str) -> tuple[dict[str, str], dict[str, str]]:
-    """(harness key -> status word, last wins; full node id -> outcome, worst wins)."""
+    """(harness key -> status word, last wins, then the keys with path parameters shortened; full
+    node id -> outcome, worst wins)."""
     keys: dict[str, str] = {}
+    shortened: dict[str, str] = {}
     full: dict[str, str] = {}
     for line in log.split("\n"):
         if not line.startswith(_STATUSES):
@@ -70,9 +92,12 @@ def _pytest_maps(log: str) -> tuple[dict[str, str], dict[str, str]]:
         if len(parts) <= 1:
             continue
         keys[parts[1]] = parts[0]
+        shortened[path_parameters_shortened(parts[1])] = parts[0]
         node = _cut_message(line[len(word):].strip())
         if node and not node.startswith("["):
             _worse(full, node, _PYTEST_OUTCOME[word])
+    for key, word in shortened.items():
+        keys.setdefault(key, word)  # never over a name as printed
     return keys, full
 
 

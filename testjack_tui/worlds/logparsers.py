@@ -245,3 +245,24 @@ def run_outcomes(junit_path, log_parser: str, stdout: str, stderr: str,
         return read_outcomes(junit_path, test_ids), junit_path.exists()
     return parse(log_parser, stdout + "\n" + stderr, test_ids), True
 
+
+
+# An error that stops tests from being collected: a module that cannot be imported (pytest's
+# "E   ModuleNotFoundError: ...", a traceback's last line, its short summary "ERROR path - ...").
+_IMPORT_ERROR = re.compile(r"^(?:E\s+|ERROR \S+ - )?((?:ModuleNotFoundError|ImportError): .+?)\s*$", re.M)
+_COLLECTION_ERROR = re.compile(r"(?:ERROR collecting|ImportError while (?:importing|loading))[^\n]*\n(.*?)(?=^_{3,}|^={3,}|\Z)",
+                               re.M | re.S)
+_ERROR_LINE = re.compile(r"^E\s+(\w+(?:\.\w+)*(?:Error|Exception): .+?)\s*$", re.M)
+
+
+def first_collection_error(log: str) -> str:
+    """The first import or collection error a test log shows (``ModuleNotFoundError: No module
+    named 'astroid'``), "" when it shows none: what a user needs to fix an environment."""
+    found = _IMPORT_ERROR.search(log)
+    if found:
+        return found.group(1)[:300]
+    for block in _COLLECTION_ERROR.finditer(log):
+        line = _ERROR_LINE.search(block.group(1))
+        if line:
+            return line.group(1)[:300]
+    return ""

@@ -15,7 +15,7 @@ import pytest
 from testjack_tui.formats import ImportError_, tree_digest
 from testjack_tui.formats import humaneval
 from testjack_tui.model import Official
-from worldkit import git_apply, pytest_passes, world
+from worldkit import git_apply, pytest_passes, world, worlds_failing_t0
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "formats" / "humaneval"
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "evalplus-dev"
@@ -114,34 +114,6 @@ def test_null_body_is_indented_for_a_method_like_prompt():
     program = humaneval.null_program(prompt, "f")
     assert program.endswith("        raise NotImplementedError(\"f is not implemented yet\")\n")
     compile(program, "solution.py", "exec")
-
-
-# Runs pytest in one process per batch of worlds (pytest.main per world, fresh modules each time):
-# a subprocess per task would make this check take minutes instead of seconds.
-PYTEST_EACH = """
-import os, sys, pytest
-failed = []
-for root in sys.argv[1:]:
-    os.chdir(root)
-    sys.path.insert(0, root)
-    for mod in ("solution", "test_humaneval"):
-        sys.modules.pop(mod, None)
-    code = pytest.main(["-p", "no:cacheprovider", "-q", "test_humaneval.py::test_check"])
-    sys.path.remove(root)
-    if code != 0:
-        failed.append(os.path.basename(root))
-print("FAILED:" + ",".join(failed))
-"""
-
-
-def worlds_failing_t0(roots: list[Path]) -> list[str]:
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # plain pytest, and 2-3x faster to start
-    done = subprocess.run(
-        [sys.executable, "-c", PYTEST_EACH, *map(str, roots)], capture_output=True, text=True, timeout=600, env=env
-    )
-    last = done.stdout.strip().splitlines()[-1]
-    assert last.startswith("FAILED:"), done.stdout[-2000:] + done.stderr[-2000:]
-    return [x for x in last.removeprefix("FAILED:").split(",") if x]
 
 
 @pytest.mark.slow

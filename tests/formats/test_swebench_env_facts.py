@@ -65,3 +65,11 @@ def test_other_repositories_commands_pins_and_pythons():
     assert repo_spec("scikit-learn/scikit-learn", "0.22").python == "3.6"
     assert repo_spec("matplotlib/matplotlib", "3.3").python == "3.8"
     assert repo_spec("sphinx-doc/sphinx", "8.1").python == "3.10"
+
+
+def test_pylint_2_15_has_what_the_harness_installs_and_needs_an_image():
+    spec = repo_spec("pylint-dev/pylint", "2.15")
+    # requirements_test_min.txt and setup.cfg at pylint-dev__pylint-7080's base commit
+    assert "astroid==2.11.6" in spec.pip_packages and "tomlkit>=0.10.1" in spec.pip_packages
+    assert spec.python == "3.9" and spec.local is False
+    assert repo_spec("pylint-dev/pylint", "2.14").local is True  # only the measured version changes

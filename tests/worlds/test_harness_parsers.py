@@ -88,3 +88,49 @@ def test_the_malformed_message_says_what_happened_per_test_in_one_line():
     assert "\n" not in summary and len(summary) < 400
     assert len(details.splitlines()) == 121
     assert "tests/test_x.py::test_5: not collected (its file failed to import) in 2 of 3 runs, failed in 1 of 3 runs" in details
+
+
+def test_a_path_parameter_is_graded_by_its_last_part_as_the_harness_shortens_it():
+    log = """\
+PASSED tests/test_regr.py::test_package[/testbed/tests/regrtest_data/package/__init__.py]
+FAILED tests/test_regr.py::test_glob[/testbed/tests/*.py] - AssertionError
+PASSED tests/test_regr.py::test_url[//host/share/a.py]
+PASSED tests/test_regr.py::test_name[args0-ok]
+"""
+    graded = ["tests/test_regr.py::test_package[/__init__.py]",  # the id the dataset holds
+              "tests/test_regr.py::test_glob[/testbed/tests/*.py]", "tests/test_regr.py::test_glob[/*.py]",
+              "tests/test_regr.py::test_url[//host/share/a.py]", "tests/test_regr.py::test_url[/a.py]",
+              "tests/test_regr.py::test_name[args0-ok]"]
+    assert parse_harness("swebench-pytest", log, graded) == {
+        graded[0]: "pass", graded[1]: "fail", graded[2]: "missing", graded[3]: "pass", graded[4]: "missing",
+        graded[5]: "pass"}
+
+
+# pylint 2.15 without astroid in its environment: every test file fails to collect
+PYLINT_LOG = """\
+============================= test session starts ==============================
+collected 0 items / 1 error
+
+==================================== ERRORS ====================================
+_____________________ ERROR collecting tests/test_self.py ______________________
+ImportError while importing test module '/work/r/tests/test_self.py'.
+Hint: make sure your test modules/packages have valid Python names.
+Traceback:
+tests/test_self.py:30: in <module>
+    from pylint import extensions, modify_sys_path
+pylint/__init__.py:11: in <module>
+    from pylint.__pkginfo__ import __version__
+E   ModuleNotFoundError: No module named 'astroid'
+=========================== short test summary info ============================
+ERROR tests/test_self.py
+!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!
+"""
+
+
+def test_the_malformed_message_quotes_the_log_s_first_import_error():
+    ids = [f"tests/test_self.py::TestRunTC::test_{i}" for i in range(121)]
+    task = _task(ids[:1], ids[1:])
+    run = ExecResult(status="ok", exit_code=2, stdout=PYLINT_LOG, outcomes={t: "missing" for t in ids})
+    summary, _ = reference_failures(task, [run, run, run])
+    assert summary.endswith("; the log's first collection or import error: ModuleNotFoundError: No module named 'astroid'")
+    assert "\n" not in summary

@@ -199,7 +199,8 @@ def _checked_audit(app: Any, store: Store, run_id: str, options: AuditOptions, r
     try:
         audit = Audit(store, run_id, options, on_progress=report, cancel=cancel)
     except AuthorUnavailable as exc:  # no model set, an option it cannot use
-        app.post_message(AuthorChecked(run_id, False, f"the {options.author} author cannot work: {exc}"))
+        who = "LLM" if options.author == "llm" else options.author  # as the preflight's line names it
+        app.post_message(AuthorChecked(run_id, False, f"the {who} author cannot work: {exc}"))
         return None
     if options.author != "llm":
         return audit

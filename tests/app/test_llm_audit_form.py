@@ -140,6 +140,21 @@ async def test_nothing_listening_on_the_base_url_is_said_and_nothing_starts(demo
     assert audits(demo_store) == before
 
 
+async def test_no_model_anywhere_is_said_and_nothing_starts(demo_store, server):
+    before = audits(demo_store)
+    app = TestJackApp(demo_store, run_id="demo")
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        await fill_in_llm(pilot, "", server.base_url)  # no model field, no TESTJACK_MODEL or OPENAI_MODEL
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        said = [m for m in messages(app) if "did not start: the LLM author cannot work: " in m]
+        assert said and "TESTJACK_MODEL" in said[0], messages(app)
+        assert "demo" not in app.audits.jobs
+    assert audits(demo_store) == before
+    assert server.requests == []  # not even the check's call
+
+
 async def test_an_interrupted_audit_stays_resumable_when_its_llm_author_cannot_work(demo_store, server):
     store = Store(demo_store)
     store.start_audit("demo", "lightweight", "llm", 0, 3, "")  # a console killed mid-audit left it running

@@ -11,7 +11,7 @@ from typing import Any
 
 from testjack_tui.figures import counted, outcome_line
 from testjack_tui.review.lifecycle import Interrupted, interrupted_audit
-from testjack_tui.app.messages import AuditFinished, AuditProgress
+from testjack_tui.app.messages import AuditFinished, AuditProgress, AuthorChecked
 from testjack_tui.app.workers import AuditJobs, load
 from testjack_tui.audit import AuditOptions
 
@@ -72,10 +72,11 @@ class AuditControl:
         load(self, "interrupted audits", read, show)
 
     def start_run_audit(self, run_id: str, options: AuditOptions) -> None:
-        if self.audits.start(run_id, options) is None:
+        job = self.audits.start(run_id, options)
+        if job is None:
             self.notify(f"{run_id} is already being audited", severity="warning")
             return
-        resumed = self.interrupted.pop(run_id, None)
+        resumed = job.resumes = self.interrupted.pop(run_id, None)
         what = "resuming the audit of" if resumed else "auditing"
         self.notify(f"{what} {run_id}: {options.mode}, author {options.author}, {counted(options.rounds, 'round')}, "
                     f"tests on {self.audits.where()}")
@@ -123,6 +124,19 @@ class AuditControl:
             # Each finished step may have refuted trials: let the screens re-read the store, so
             # counts and verdicts grow while the audit runs (the reads happen in workers).
             self._tell_screens("store_changed", message.run_id)
+
+    def on_author_checked(self, message: AuthorChecked) -> None:
+        """The LLM check's line as the audit starts; or the audit does not start, and the console says why."""
+        run_id = message.run_id
+        if message.works:
+            self.notify(f"{run_id}: {message.line}", title="Audit")
+            return
+        job = self.audits.forget(run_id)
+        if job is not None and job.resumes is not None:
+            self.interrupted[run_id] = job.resumes  # still there to resume once the author works
+        self.notify(f"the audit of {run_id} did not start: {message.line}", title="Audit not started",
+                    severity="error", timeout=30)
+        self._tell_screens("audit_changed", run_id)
 
     def on_audit_finished(self, message: AuditFinished) -> None:
         run_id = message.run_id

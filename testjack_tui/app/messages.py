@@ -44,6 +44,17 @@ class AuditFinished(Message):
         self.error = error
 
 
+class AuthorChecked(Message):
+    """Posted from an audit's worker thread once the LLM author's preflight (or its settings) answered:
+    ``works`` False means the audit did not start and recorded nothing; ``line`` says why, or what works."""
+
+    def __init__(self, run_id: str, works: bool, line: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.works = works
+        self.line = line
+
+
 class StoreChanged(Message):
     """Something wrote to the store (a ruling, a review mark, a witness): screens re-read it."""
 

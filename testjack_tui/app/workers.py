@@ -19,10 +19,11 @@ from textual.dom import DOMNode
 from textual.worker import Worker, get_current_worker
 
 from testjack_tui.store import Store
-from testjack_tui.review.lifecycle import record_progress
-from testjack_tui.app.messages import AuditFinished, AuditProgress, Loaded, LoadFailed
+from testjack_tui.review.lifecycle import Interrupted, record_progress
+from testjack_tui.app.messages import AuditFinished, AuditProgress, AuthorChecked, Loaded, LoadFailed
 from testjack_tui.audit import Audit, AuditOptions, Progress
 from testjack_tui.audit.execution import ExecutorUnavailable
+from testjack_tui.authors.base import AuthorUnavailable
 
 T = TypeVar("T")
 
@@ -79,6 +80,7 @@ class AuditJob:
     status: str = "running"
     worker: Worker[None] | None = None
     summary: str = ""  # what the run looks like after the audit, once it is done
+    resumes: Interrupted | None = None  # the interrupted audit it resumes, offered again if it does not start
 
     @property
     def fraction(self) -> float:
@@ -143,7 +145,9 @@ class AuditJobs:
             store = Store(store_path)
             opened["store"] = store
             try:
-                audit = Audit(store, run_id, options, on_progress=report, cancel=job.cancel)
+                audit = _checked_audit(app, store, run_id, options, report, job.cancel)
+                if audit is None:
+                    return  # the author cannot work: nothing started, nothing recorded
                 job.audit = audit
                 if options.executor != "local":
                     audit.service.open()  # joins the cluster: one that is not there fails before any step
@@ -166,6 +170,10 @@ class AuditJobs:
         )
         return job
 
+    def forget(self, run_id: str) -> AuditJob | None:
+        """Drop the job of an audit that never started (its author cannot work)."""
+        return self.jobs.pop(run_id, None)
+
     def cancel(self, run_id: str) -> bool:
         job = self.jobs.get(run_id)
         if job is None or job.status != "running":
@@ -179,3 +187,25 @@ class AuditJobs:
     def cancel_all(self) -> None:
         for run_id in list(self.jobs):
             self.cancel(run_id)
+
+
+def _checked_audit(app: Any, store: Store, run_id: str, options: AuditOptions, report: Callable[[Progress], None],
+                   cancel: threading.Event) -> Audit | None:
+    """The audit, once its author can work; None (after telling the app why) when it cannot.
+
+    An LLM author runs the preflight first, as ``testjack audit --author llm`` does: one tool-call
+    round trip on this worker thread, before the audit writes anything to the store.
+    """
+    try:
+        audit = Audit(store, run_id, options, on_progress=report, cancel=cancel)
+    except AuthorUnavailable as exc:  # no model set, an option it cannot use
+        who = "LLM" if options.author == "llm" else options.author  # as the preflight's line names it
+        app.post_message(AuthorChecked(run_id, False, f"the {who} author cannot work: {exc}"))
+        return None
+    if options.author != "llm":
+        return audit
+    from testjack_tui.authors.llm.preflight import check  # loads openai only for an LLM audit
+
+    result = check(audit.author.client)
+    app.post_message(AuthorChecked(run_id, result.works, result.before_audit()))
+    return audit if result.works else None

@@ -11,8 +11,9 @@ from testjack_tui.cli.common import EXIT_ENVIRONMENT, EXIT_OK, CliError, _err
 def endpoint_options(args: argparse.Namespace) -> dict[str, str]:
     """The LLM author's options given on the command line (--model, --base-url); they win over
     the environment."""
-    given = {"model": getattr(args, "model", None), "base_url": getattr(args, "base_url", None)}
-    return {k: v for k, v in given.items() if v}
+    from testjack_tui.authors.endpoint import endpoint_options as given
+
+    return given(getattr(args, "model", None), getattr(args, "base_url", None))
 
 
 def cmd_llm_check(args: argparse.Namespace) -> int:
@@ -45,5 +46,5 @@ def preflight(author) -> None:
 
     result = check(author.client)
     if not result.works:
-        raise CliError(f"the LLM author cannot work: {result.line}", EXIT_ENVIRONMENT)
-    _err(f"LLM check: {result.line}")
+        raise CliError(result.before_audit(), EXIT_ENVIRONMENT)
+    _err(result.before_audit())

@@ -19,6 +19,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from testjack_tui.audit import AuditOptions
 from testjack_tui.audit.engine import DEFAULT_ROUNDS
+from testjack_tui.authors.endpoint import endpoint_options
 from testjack_tui.model import Mode, Verdict
 
 MODES = [(m.value, m.value) for m in Mode]
@@ -63,7 +64,8 @@ class Form(ModalScreen[Any]):
 
 
 class AuditForm(Form):
-    """Mode, author, rounds and seed of a new audit (or of the resumed one, filled in)."""
+    """Mode, author, rounds and seed of a new audit (or of the resumed one, filled in); with the LLM
+    author, its model and base URL (empty: the environment's, as on the command line)."""
 
     BINDINGS = [Binding("ctrl+s", "submit", "Start audit", tooltip="Start the audit with these options", priority=True)]
 
@@ -83,7 +85,14 @@ class AuditForm(Form):
             yield Select(MODES, value=str(o.mode), allow_blank=False, id="mode")
             yield Label("Author")
             authors = [a for _, a in AUTHORS]
-            yield Select(AUTHORS, value=o.author if o.author in authors else "offline", allow_blank=False, id="author")
+            author = o.author if o.author in authors else "offline"
+            yield Select(AUTHORS, value=author, allow_blank=False, id="author")
+            with Vertical(id="llm-settings", classes="llm-settings" + ("" if author == "llm" else " -off")):
+                yield Label("Model (empty: TESTJACK_MODEL or OPENAI_MODEL)")
+                yield Input(str(o.author_options.get("model", "")), placeholder="as the server names it", id="model")
+                yield Label("Base URL (empty: OPENAI_BASE_URL, else OpenAI)")
+                yield Input(str(o.author_options.get("base_url", "")), placeholder="http://localhost:8000/v1",
+                            id="base-url")
             yield Label("Rounds per task (lightweight)")
             yield Input(str(o.rounds), id="rounds", type="integer", validators=[Integer(minimum=1, maximum=100)])
             yield Label("Seed")
@@ -98,12 +107,27 @@ class AuditForm(Form):
         if not rounds.is_valid or not seed.is_valid:
             self.notify("rounds must be a whole number from 1 to 100, seed a whole number", severity="error")
             return None
+        author = str(self.query_one("#author", Select).value)
         return AuditOptions(
             mode=str(self.query_one("#mode", Select).value),
-            author=str(self.query_one("#author", Select).value),
+            author=author,
             rounds=int(rounds.value),
             seed=int(seed.value),
+            author_options=self._author_options(author),
         )
+
+    def _author_options(self, author: str) -> dict:
+        """The resumed audit's other options of the same author (a budget), with the model and base URL."""
+        kept = self.initial.author_options if author == self.initial.author else {}
+        options = {k: v for k, v in kept.items() if k not in ("model", "base_url")}
+        if author == "llm":
+            options.update(endpoint_options(self.query_one("#model", Input).value,
+                                            self.query_one("#base-url", Input).value))
+        return options
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "author":  # the model and base URL are the LLM author's alone
+            self.query_one("#llm-settings").set_class(event.value != "llm", "-off")
 
     def options(self) -> AuditOptions | None:
         return self.result()

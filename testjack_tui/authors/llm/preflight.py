@@ -6,7 +6,8 @@ reasoning model's ``max_completion_tokens``, tools described in the prompt) hold
 that follows. It answers what a new user gets wrong: a base URL without ``/v1``, nothing
 listening, a refused key, a model name the server does not list, a model served without tool
 calling. ``testjack llm check`` prints it; ``testjack audit --author llm`` runs it first and stops
-(exit 3) before spending anything when the author cannot work. Its one call is not in the ledger:
+(exit 3) before spending anything when the author cannot work, and so does an LLM audit started
+from the console (in its worker; the audit does not start). Its one call is not in the ledger:
 it belongs to no run.
 """
 
@@ -47,6 +48,10 @@ class Preflight:
     line: str  # what works, or what is wrong and what to set
     models: list[str] | None = None  # what the server lists (None: it has no list to give)
     options: dict = field(default_factory=dict)  # TESTJACK_LLM_OPTIONS that start in the dialect found
+
+    def before_audit(self) -> str:
+        """What an audit says as it starts (the CLI on stderr, the console in a notice), or why it does not."""
+        return f"LLM check: {self.line}" if self.works else f"the LLM author cannot work: {self.line}"
 
 
 def check(client: ChatClient) -> Preflight:

@@ -29,6 +29,7 @@ from typing import Any
 
 from testjack_tui.audit.execution import read_world_file
 from testjack_tui.export.t1 import T1, ExportError, T1Witness, prepare, write_provenance
+from testjack_tui.formats.evalplus_records import T1_EXPORT_MARK
 from testjack_tui.formats.humaneval import MODULE, TEST_FILE, TEST_ID
 from testjack_tui.model import Task, WorldKind
 
@@ -38,7 +39,7 @@ SAMPLES_FILE = "samples.jsonl"
 _RUNNER = '''
 
 # T1: TestJack's witnesses join T0's check (their provenance is in testjack_t1.json).
-_testjack_t0_check = check
+{mark}
 _TESTJACK_WITNESSES = [
 {entries}]
 
@@ -121,7 +122,7 @@ def _runner(witnesses: list[T1Witness]) -> str:
         f"    ({w.witness.id!r}, {w.file_text()!r}),\n"
         for w in witnesses
     )
-    return _RUNNER.format(entries=entries)
+    return _RUNNER.format(mark=T1_EXPORT_MARK, entries=entries)
 
 
 def _parameters(prompt: str, entry_point: str) -> list[str]:

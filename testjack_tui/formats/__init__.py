@@ -49,6 +49,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 
 def _format_of_record(p: Path) -> str | None:
     from testjack_tui.formats._common import first_record
+    from testjack_tui.formats.evalplus_records import is_evalplus_record
 
     row = first_record(p)
     if not row:
@@ -58,7 +59,7 @@ def _format_of_record(p: Path) -> str | None:
         return "swebench_pro"
     if keys & {"base_commit", "model_patch", "resolved_ids"} or ("instance_id" in keys and "patch" in keys):
         return "swebench"
-    if "base_input" in keys:
+    if is_evalplus_record(row):
         return "evalplus"  # EvalPlus's release files: HumanEval's fields and the inputs, no check()
     if "canonical_solution" in keys or {"entry_point", "prompt"} <= keys or (
         "task_id" in keys and keys & {"solution", "completion"}

@@ -42,8 +42,15 @@ class EvalPlusUnavailable(RecordError):
     """No record can be read: the evalplus package is missing, or is not a version TestJack reads."""
 
 
+# What TestJack's own T1 export (``testjack export --format evalplus``) writes into ``test``: there
+# ``test`` is T1 in full (T0's check and every witness, some of which have no EvalPlus input), so
+# such a record is read by its ``test``, as a HumanEval problem, not by its inputs.
+T1_EXPORT_MARK = "_testjack_t0_check = check"
+
+
 def is_evalplus_record(row: dict[str, Any]) -> bool:
-    return "base_input" in row
+    """A record EvalPlus released (inputs, no check() that says it all); not TestJack's T1 export."""
+    return "base_input" in row and T1_EXPORT_MARK not in str(row.get("test", ""))
 
 
 def as_humaneval(record: dict[str, Any], tests: str = "base") -> dict[str, Any]:

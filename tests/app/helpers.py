@@ -21,8 +21,15 @@ async def settle(pilot: Pilot, rounds: int = 20) -> None:
         await pilot.pause()
         if not any(w.is_running for w in app.workers):
             await pilot.pause()
-            if not any(w.is_running for w in app.workers):
+            if not any(w.is_running for w in app.workers) and not _tables_measuring(app):
                 return
+
+
+def _tables_measuring(app) -> bool:  # type: ignore[no-untyped-def]
+    """Whether a table still has rows whose column widths it measures when its queue is idle
+    (Textual's DataTable does that in ``_on_idle``; a picture taken before shows cut columns)."""
+    tables = [t for screen in app.screen_stack for t in screen.query(DataTable)]
+    return any(t._require_update_dimensions or t._updated_cells for t in tables)
 
 
 async def open_trial(pilot: Pilot, trial_id: str) -> TrialScreen:

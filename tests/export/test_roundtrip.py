@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from testjack_tui.export import PROVENANCE_FILE, export_run
+from testjack_tui.formats import detect_format
 from testjack_tui.report.build import build_report
 from testjack_tui.report.leaderboard import UNNAMED
 from testjack_tui.store import Store
@@ -110,6 +111,8 @@ def test_evalplus_export_round_trips_through_testjacks_importer(tiny, tmp_path: 
     assert problems["Tiny/2"]["plus_input"] == [] and problems["Tiny/2"]["base_input"] == [[4], [0]]
     for key in ("prompt", "contract", "canonical_solution", "base_input", "plus_input", "atol", "entry_point", "test"):
         assert all(key in p for p in problems.values())
+    # TestJack's own export is read by its test (T1 in full), not as an EvalPlus release, however named
+    assert detect_format(out / PROBLEMS_FILE) == "humaneval"
     got = fails_t1(tmp_path / "rt.db", out / PROBLEMS_FILE, "humaneval", samples=out / SAMPLES_FILE)
     assert got == expected_failures(store, run_id)
 

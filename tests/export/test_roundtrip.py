@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from testjack_tui.export import PROVENANCE_FILE, export_run
-from testjack_tui.formats import detect_format
+from testjack_tui.formats import ImportError_, detect_format, evalplus
 from testjack_tui.report.build import build_report
 from testjack_tui.report.leaderboard import UNNAMED
 from testjack_tui.store import Store
@@ -113,6 +113,9 @@ def test_evalplus_export_round_trips_through_testjacks_importer(tiny, tmp_path: 
         assert all(key in p for p in problems.values())
     # TestJack's own export is read by its test (T1 in full), not as an EvalPlus release, however named
     assert detect_format(out / PROBLEMS_FILE) == "humaneval"
+    with pytest.raises(ImportError_) as caught:  # and asked for as a release, it says what it is
+        evalplus.load(out / PROBLEMS_FILE, tmp_path / "staging")
+    assert "TestJack's own EvalPlus export" in str(caught.value) and "--format humaneval" in str(caught.value)
     got = fails_t1(tmp_path / "rt.db", out / PROBLEMS_FILE, "humaneval", samples=out / SAMPLES_FILE)
     assert got == expected_failures(store, run_id)
 

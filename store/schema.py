@@ -256,6 +256,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE llm_calls ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        "the LLM endpoint (model, base URL) an audit was started with, so resuming it uses the same",
+        """
+        ALTER TABLE audits ADD COLUMN endpoint TEXT NOT NULL DEFAULT '{}';
+        """,
+    ),
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

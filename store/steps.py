@@ -42,15 +42,20 @@ class AuditSteps(Connection):
 
     # ------------------------------------------------------------------ audits (for comparing modes)
 
-    def start_audit(self, run_id: str, mode: str, author: str, seed: int, rounds: int | None, backend: str) -> int:
+    def start_audit(
+        self, run_id: str, mode: str, author: str, seed: int, rounds: int | None, backend: str,
+        endpoint: dict[str, str] | None = None,
+    ) -> int:
         """A new audit row, 'running', owned by this process on this host (so that another
-        process can tell a live audit from one that was killed)."""
+        process can tell a live audit from one that was killed). ``endpoint``: the LLM author's
+        model and base URL as given (never a key), for resuming with the same."""
         stamp = now()
         with self._tx() as db:
             cur = db.execute(
                 "INSERT INTO audits(run_id, mode, author, seed, rounds, backend, status, started_at, pid, host, "
-                "heartbeat) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
-                (run_id, mode, author, seed, rounds, backend, stamp, os.getpid(), socket.gethostname(), stamp),
+                "heartbeat, endpoint) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)",
+                (run_id, mode, author, seed, rounds, backend, stamp, os.getpid(), socket.gethostname(), stamp,
+                 json.dumps(endpoint or {})),
             )
             return int(cur.lastrowid)
 
@@ -74,4 +79,5 @@ class AuditSteps(Connection):
         rows = self._rows("SELECT * FROM audits WHERE run_id = ? ORDER BY id", (run_id,))
         for r in rows:
             r["verdicts"] = json.loads(r["verdicts"])
+            r["endpoint"] = json.loads(r.get("endpoint") or "{}")
         return rows

@@ -28,6 +28,7 @@ from testjack_tui.audit.validation import Validator
 from testjack_tui.audit.verdicts import AUDITED_STEP, AUTHOR_FAILED_STEP, FEW_TRIALS_STEP, passing_trials, recompute_task
 from testjack_tui.domain import build_domain
 from testjack_tui.authors.base import Author, AuthorContext, AuthorFailed
+from testjack_tui.authors.endpoint import endpoint_options
 from testjack_tui.authors.factory import make_author
 from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Mode, Origin, Task, Trial, Verdict, Witness, WitnessStatus
 from testjack_tui.worlds.cancel import Cancelled
@@ -117,7 +118,8 @@ class Audit:
         """Run the audit to the end (or until cancelled). Returns "done" or "cancelled"."""
         opts = self.options
         audit_id = self._audit_id = self.store.start_audit(
-            self.run.id, str(opts.mode), opts.author, opts.seed, opts.rounds, opts.backend or ""
+            self.run.id, str(opts.mode), opts.author, opts.seed, opts.rounds, opts.backend or "",
+            endpoint=endpoint_options(opts.author_options.get("model"), opts.author_options.get("base_url")),
         )
         status = "done"
         if opts.few_trials is not None:

@@ -104,6 +104,7 @@ def interrupted_audit(store: Store, run_id: str) -> Interrupted | None:
     options = AuditOptions(
         mode=last["mode"], author=last["author"], seed=int(last["seed"] or 0),
         rounds=int(last["rounds"] or DEFAULT_ROUNDS), backend=last["backend"] or None,
+        author_options=dict(last.get("endpoint") or {}),
     )
     found = Interrupted(run_id, last["status"], str(last["started_at"] or ""), options,
                         elsewhere=running_elsewhere(last))

@@ -46,6 +46,19 @@ def messages(app) -> list[str]:
     return [f"{n.title}: {n.message}" for n in app._notifications]
 
 
+def every_message(app) -> list[str]:
+    """Every notification the app shows from now on, kept after it times out on screen."""
+    seen: list[str] = []
+    show = app.notify
+
+    def notify(message, *args, title="", **kwargs):
+        seen.append(f"{title}: {message}")
+        return show(message, *args, title=title, **kwargs)
+
+    app.notify = notify
+    return seen
+
+
 def audits(store_path) -> int:
     store = Store(store_path)
     try:
@@ -156,8 +169,8 @@ async def test_no_model_anywhere_is_said_and_nothing_starts(demo_store, server):
 
 
 async def test_an_interrupted_audit_stays_resumable_when_its_llm_author_cannot_work(demo_store, server):
-    store = Store(demo_store)
-    store.start_audit("demo", "lightweight", "llm", 0, 3, "")  # a console killed mid-audit left it running
+    store = Store(demo_store)  # a console killed mid-audit left it running
+    store.start_audit("demo", "lightweight", "llm", 0, 3, "", endpoint={"model": "scripted", "base_url": server.base_url})
     record_progress(store, "demo", Progress("witnesses", 4, 10), AuditOptions(author="llm"))
     store.close()
     server.script(answer("Ready!"))
@@ -168,10 +181,9 @@ async def test_an_interrupted_audit_stays_resumable_when_its_llm_author_cannot_w
         await pilot.press("a")
         await pilot.pause()
         form = app.screen
-        assert form.query_one("#llm-settings").display  # the interrupted audit's author, filled in
-        for field, text in (("#model", "scripted"), ("#base-url", server.base_url)):
-            form.query_one(field, Input).focus()
-            await pilot.press(*text)
+        assert form.query_one("#llm-settings").display  # the interrupted audit's author, model and URL
+        assert (form.query_one("#model", Input).value, form.query_one("#base-url", Input).value) == (
+            "scripted", server.base_url)
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert any("did not start" in m for m in messages(app))
@@ -185,12 +197,12 @@ async def test_a_working_server_says_so_and_the_audit_starts(demo_store, server)
     server.default = lambda body: tool_call("finish", {"report": "nothing found"})
     before = audits(demo_store)
     app = TestJackApp(demo_store, run_id="demo")
+    said = every_message(app)  # the check's line expires while a loaded machine audits
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         await fill_in_llm(pilot, "scripted", server.base_url)
         await pilot.press("ctrl+s")
         await settle(pilot, rounds=200)
-        said = messages(app)
         assert f"Audit: demo: LLM check: works: scripted at {server.base_url} calls tools" in said, said
         assert any(m.startswith("Audit finished: demo") for m in said), said
     assert audits(demo_store) == before + 1

@@ -97,6 +97,8 @@ def test_a_full_audit_refutes_the_answer_key_in_every_dialect(dialect, store):
         audit = Audit(store, run_id, AuditOptions(author="llm", workers=2, seed=0, mutation_budget_s=0.0,
                                                   author_options=options))
         assert audit.execute() == "done"
+        # the audit keeps the endpoint it was started with (a resumed one uses the same), never the key
+        assert store.list_audits(run_id)[-1]["endpoint"] == {"model": "scripted", "base_url": server.base_url}
         refuted = {t for t, v in store.list_verdicts(run_id).items() if v.verdict in REFUTING}
         assert refuted == ANSWER_KEY
         calls = store.list_llm_calls(run_id)

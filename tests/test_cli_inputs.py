@@ -116,6 +116,14 @@ def test_llm_settings_that_cannot_work_are_refused_naming_the_variable(
     assert Store(db).summary("mini").executions == 0
 
 
+@pytest.mark.parametrize("address", ["garbage", "head:port", "http://head:6379"])
+def test_a_ray_address_that_is_none_is_refused_naming_it(tmp_path: Path, capsys, address: str) -> None:
+    db = tmp_path / "s.db"
+    assert main(["audit", str(MINI), "--executor", "ray", "--ray-address", address, "--store", str(db)]) == 2
+    assert f"--ray-address {address!r} is not a cluster address" in capsys.readouterr().err
+    assert not db.exists()  # refused before the store is opened
+
+
 def test_a_ray_address_without_the_ray_executor_is_refused(tmp_path: Path, capsys) -> None:
     db = tmp_path / "s.db"
     assert main(["audit", str(MINI), "--ray-address", "auto", "--store", str(db)]) == 2

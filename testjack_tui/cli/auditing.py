@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from testjack_tui.cli.common import EXIT_ENVIRONMENT, EXIT_OK, CliError, _err, store_removed_on_error
@@ -101,7 +102,18 @@ def _ray_address(args: argparse.Namespace) -> str | None:
         if args.ray_address:
             raise CliError("--ray-address is for --executor ray")
         return None
-    return args.ray_address or read(Variables).ray_address
+    given = args.ray_address
+    address = given or read(Variables).ray_address
+    if address and not _RAY_ADDRESS.fullmatch(address):
+        named = "--ray-address" if given else "$TESTJACK_RAY_ADDRESS"
+        raise CliError(f"{named} {address!r} is not a cluster address: give host:port of its head "
+                       "(e.g. 10.0.0.5:6379), ray://host:port, or auto on a node of the cluster")
+    return address
+
+
+# What Ray itself takes as a cluster's address: its head's host:port (with ray:// for Ray Client),
+# or "auto" on a node; anything else fails deep inside ray.init with Ray's own words.
+_RAY_ADDRESS = re.compile(r"auto|(ray://)?[A-Za-z0-9._\-\[\]:]+:\d{1,5}")
 
 
 def _budget(items: list[str]) -> dict[str, float]:

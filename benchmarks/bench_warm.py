@@ -1,16 +1,18 @@
 """Where one execution's time goes, and what warm test processes save (docs/worlds.md).
 
 1. Audits HumanEval/2 and /4 of evalplus-dev per trial (``bench_evalplus.measure``'s slice writer
-   and the engine's API) and keeps the requests its T0 runs made, with their snapshots.
+   and the engine's API) and keeps requests its T0 runs and its offline author made.
 2. Times the pieces of one such run, ``--repeat`` times each, CPU seconds of this process and its
    children: a world made and deleted, the sandbox around ``true``, ``python -c pass``, importing
    pytest (and coverage), the pytest command by hand and in the sandbox, and
-   ``LocalBackend().run`` of the request without and with coverage, all cold.
+   ``LocalBackend().run`` of the request without and with coverage, and of the audit's offline
+   probe (``python _tj_probe.py``, which never imports pytest), all cold.
 3. The marginal cost of one more run of the request, cold and warm: ``--runs`` runs minus one
    run, each in a fresh interpreter (``python -c``) inside a ``cpuacct`` cgroup of its own, so
    the warm processes' CPU counts as well (root and cgroup v1 ``cpuacct``; skipped otherwise).
 4. Where a warm run's CPU goes: the same marginal cost, warm, for commands that stop earlier
-   (``pytest --version``: the fork, the sandbox and pytest's start; ``--co``: and collection),
+   (``coverage --version``: the fork, the sandbox and an interpreter's exit, next to nothing
+   else; ``pytest --version``: and pytest's start; ``--co``: and collection),
    the whole command, and the command with coverage; and the share of it spent in the runner's
    own process (``LocalBackend.run``: the world, the pipes, reading the JUnit report).
 5. The engine's own work per execution in the audit of step 1 (warm): CPU of the audit's
@@ -71,7 +73,7 @@ class _Spent:
 
 
 def requests_of_an_audit(tmp: Path) -> tuple[list, dict[str, float]]:
-    """The T0 requests (without and with coverage) of a small per-trial audit, and the engine's
+    """The T0 requests (without and with coverage) and an offline probe of a small per-trial audit, and the engine's
     own CPU seconds in it: every thread's, the backend's ``run`` and the store's methods."""
     from testjack_tui.audit import Audit, AuditOptions
     from testjack_tui.formats.importing import import_path
@@ -101,10 +103,11 @@ def requests_of_an_audit(tmp: Path) -> tuple[list, dict[str, float]]:
     spent = {"executions": len(kept), "all threads": after.ru_utime + after.ru_stime - own.ru_utime - own.ru_stime,
              "backend run": runner.seconds, "store": store_spent.seconds}
     return [r for r in kept if r.label.startswith("T0") and "reference" in r.label][:1] + \
-        [r for r in kept if r.label.startswith("T0") and r.coverage][:1], spent
+        [r for r in kept if r.label.startswith("T0") and r.coverage][:1] + \
+        [r for r in kept if r.label.startswith("offline probe")][:1], spent
 
 
-def pieces(plain, measured, repeat: int) -> list[tuple[str, float, float]]:
+def pieces(plain, measured, probe, repeat: int) -> list[tuple[str, float, float]]:
     from testjack_tui.worlds import limits
     from testjack_tui.worlds.local import LocalBackend
     from testjack_tui.worlds.materialise import default_cache_dir, materialise_world
@@ -135,6 +138,7 @@ def pieces(plain, measured, repeat: int) -> list[tuple[str, float, float]]:
             wrapped, env={**env, "TJ_COMMAND": " ".join(pytest_argv)}, **quiet)),
         ("LocalBackend().run, cold", lambda: LocalBackend().run(plain)),
         ("LocalBackend().run with coverage, cold", lambda: LocalBackend().run(measured)),
+        ("LocalBackend().run of the offline probe (`python _tj_probe.py`), cold", lambda: LocalBackend().run(probe)),
     ]
     os.environ["TESTJACK_WARM"] = "0"
     out = []
@@ -195,7 +199,8 @@ def warm_breakdown(plain, measured, runs: int) -> list[tuple[str, float, float]]
     """(what, CPU, of which the runner's process) of one more warm run of shorter and longer commands."""
     import dataclasses
 
-    stop_early = [("fork, sandbox, pytest's start (`pytest --version`)", "python -m pytest --version"),
+    stop_early = [("fork, sandbox, no test framework (`coverage --version`)", "python -m coverage --version"),
+                  ("fork, sandbox, pytest's start (`pytest --version`)", "python -m pytest --version"),
                   ("and collection (`--co`)", plain.command.replace(" -q ", " -q --co ", 1))]
     variants = [(name, dataclasses.replace(plain, command=command)) for name, command in stop_early]
     variants += [("the whole command", plain), ("the whole command with coverage", measured)]
@@ -208,10 +213,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=20)
     opts = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-warm-") as tmp:
-        (plain, measured), spent = requests_of_an_audit(Path(tmp))
+        (plain, measured, probe), spent = requests_of_an_audit(Path(tmp))
         print(f"load average {os.getloadavg()[0]:.1f}; request: {plain.label}")
         print("| piece | wall per execution | CPU per execution |\n| --- | ---: | ---: |")
-        for name, wall, cpu in pieces(plain, measured, opts.repeat):
+        for name, wall, cpu in pieces(plain, measured, probe, opts.repeat):
             print(f"| {name} | {wall * 1000:.0f} ms | {cpu * 1000:.0f} ms |")
         if os.geteuid() == 0 and (CPUACCT / "cpuacct.usage").exists():
             print(f"\nmarginal cost of one more run ({opts.runs + 1} runs minus 1):")

@@ -179,12 +179,14 @@ def one_audit(corpus: str, mode: str, executor_kind: str, batch: bool, opts, tmp
                                                evidence=evidence, batch=batch),
                    run_many=counted(executor, counts))
     clock = cpu_clock.Clock()
+    own = cpu_clock.own_cpu()
     try:
         status = engine.execute()
     finally:
         nodes = dict(getattr(executor, "ran_on", {}))
         executor.close()
     wall, cpu = clock.read()
+    own = cpu_clock.own_cpu() - own
     if status != "done":
         raise SystemExit(f"audit of {corpus} ({mode}, {executor_kind}) ended {status}")
     report = json.loads(json.dumps(build_report(store, run_id)))
@@ -192,7 +194,7 @@ def one_audit(corpus: str, mode: str, executor_kind: str, batch: bool, opts, tmp
     store.close()
     witness = {k.split(":", 1)[1]: v for k, v in counts.items() if k.startswith("witness:")}
     return {"corpus": corpus, "mode": mode, "executor": executor_kind, "batching": "on" if batch else "off",
-            "warm": warm, "cpu_s": round(cpu, 1), "load": round(os.getloadavg()[0], 1),
+            "warm": warm, "cpu_s": round(cpu, 1), "own_cpu_s": round(own, 1), "load": round(os.getloadavg()[0], 1),
             "executions": engine.service.executed, "requested": dict(counts), "witness_runs": witness,
             "replays": witness.get("trials", 0), "replay_floor": floor, "wall_s": round(wall, 1),
             "nodes": sorted(nodes.values()),
@@ -206,11 +208,11 @@ def ratio(a: float, b: float) -> str:
 
 def table(rows: list[dict[str, Any]]) -> str:
     heads = ["corpus", "mode", "executor", "batching", "warm", "executions", "w:reference", "w:null", "w:trials",
-             "wall s", "cpu s", "load", "verdicts"]
+             "wall s", "cpu s", "own cpu s", "load", "verdicts"]
     cells = [[r["corpus"], r["mode"], r["executor"], r["batching"], r.get("warm", "on"), str(r["executions"]),
               str(r["witness_runs"].get("reference", 0)), str(r["witness_runs"].get("null", 0)),
               str(r["witness_runs"].get("trials", 0)), f"{r['wall_s']:.0f}", f"{r.get('cpu_s', 0):.0f}",
-              f"{r.get('load', 0):.1f}",
+              f"{r.get('own_cpu_s', 0):.0f}", f"{r.get('load', 0):.1f}",
               " ".join(f"{k}={v}" for k, v in r["summary"].items())] for r in rows]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(heads)]
     lines = [" | ".join(h.ljust(w) for h, w in zip(heads, widths)), "-+-".join("-" * w for w in widths)]

@@ -20,6 +20,12 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def own_cpu() -> float:
+    """CPU seconds of this process alone (every thread; no child): the engine's own work."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
 class Clock:
     def __init__(self) -> None:
         self.wall, self.cpu = time.monotonic(), _cpu()

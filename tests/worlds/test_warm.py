@@ -32,7 +32,8 @@ def test_seen():
     seen = {
         "argv": sys.argv, "orig_argv": sys.orig_argv, "executable": sys.executable,
         "flags": list(sys.flags), "path": sys.path, "cwd": os.getcwd(), "env": dict(os.environ),
-        "ids": [os.getuid(), os.geteuid(), os.getgid()], "ppid": os.getppid(), "pid_one": os.getpid() == 1,
+        "ids": [os.getuid(), os.geteuid(), os.getgid()], "ppid": os.getppid(), "pid": os.getpid(),
+        "last_pid": open("/proc/sys/kernel/ns_last_pid").read(),
         "session": [os.getsid(0), os.getpgrp() == os.getpid()],
         "status": _status(), "umask": os.umask(0o22),
         "limits": [resource.getrlimit(getattr(resource, n)) for n in

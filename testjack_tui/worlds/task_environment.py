@@ -26,14 +26,15 @@ _INTERPRETER = re.compile(r"(?:^|/)python[\d.]*$")
 _RUNNERS = ("pytest-log", "sympy", "django")
 
 
-def in_task_environment(command: str, log_parser: str, script: str) -> str:
-    """The shell line that runs ``python script`` with the environment ``command`` gives its runner."""
+def in_task_environment(command: str, log_parser: str, arguments: str) -> str:
+    """The shell line that runs ``python arguments`` (shell text: a script, or ``-m pytest ...``,
+    quoted by the caller) with the environment ``command`` gives its runner."""
     for parser in dict.fromkeys([base_parser(log_parser), *_RUNNERS]):
         found = runner_line(command, parser)
         if found is not None:
             prefix, head, options = found
-            return _kept(prefix) + _set_up(head, options, parser) + f"{_interpreter(head)} {shlex.quote(script)}"
-    return f"python {shlex.quote(script)}"
+            return _kept(prefix) + _set_up(head, options, parser) + f"{_interpreter(head)} {arguments}"
+    return f"python {arguments}"
 
 
 def _kept(prefix: str) -> str:

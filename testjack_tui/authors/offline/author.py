@@ -36,6 +36,7 @@ from testjack_tui.authors.offline.inputs import plan_inputs
 from testjack_tui.authors.offline.language import unread_language
 from testjack_tui.authors.offline.mutation import mutations
 from testjack_tui.authors.offline.patch_tests import patch_test_candidates
+from testjack_tui.authors.offline.repo_amplify import amplified_candidates
 from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, rounding_only, run_probe, slower
 from testjack_tui.pysource.signatures import Access, Target, callers_of, functions_in, module_access, shared_targets
 from testjack_tui.authors.offline.stress import larger, sized_input, stress_inputs
@@ -106,6 +107,7 @@ class OfflineAuthor:
                 known.add(key)
         if self.amplify:
             out += self._amplified(ctx, view, known)
+            out += amplified_candidates(ctx)  # a repository task's graded tests, varied
         # a harness-graded task's test patch may hold tests the harness does not grade
         return out + patch_test_candidates(ctx)
 

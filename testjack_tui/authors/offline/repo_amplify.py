@@ -1,0 +1,221 @@
+"""Amplified tests of a repository task: T0's graded tests varied, their expectations the reference's.
+
+For a harness-graded task whose runner is pytest: the graded tests in the test patch's files that
+sit where the task's witnesses go (fail-to-pass first, then the pass-to-pass tests of the same
+files) are varied (``test_variants``), at most ``VARIANTS`` in all. Every variant goes, in its
+observing form (``observed_tests``), into one file per source test file, beside it (its
+``conftest.py`` and fixtures apply), and the files run in one execution per world and run: the
+reference ``REFERENCE_RUNS`` times, the null world once. An observation the reference runs do not
+agree on is dropped. A variant becomes a candidate when the reference finished it alike in every
+run and it still asserts something; those the null world answers otherwise (they exercise the
+change) come first, ``WITNESSES`` at most. Each candidate is the source file with its other tests
+taken out and the variant in place of its test; the engine certifies it as any witness.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import dataclasses
+import hashlib
+import shlex
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from testjack_tui.authors.base import AuthorContext, Candidate
+from testjack_tui.authors.offline.observed_tests import Seen, agreed, helpers, observing, read, render
+from testjack_tui.authors.offline.patch_tests import GradedName, graded_name
+from testjack_tui.authors.offline.test_variants import Variant, variants_of
+from testjack_tui.model import RequirementKind
+from testjack_tui.worlds.harness_parsers import base_parser, is_harness_parser
+from testjack_tui.worlds.placement import witness_folder
+from testjack_tui.worlds.request import STATUS_OK
+from testjack_tui.worlds.task_environment import in_task_environment
+
+VARIANTS = 40  # variants per task, over all its tests
+PER_TEST = 12  # variants of one test
+TESTS = 8  # tests varied per task
+REFERENCE_RUNS = 2  # observing runs on the reference; observations must agree across them
+WITNESSES = 6  # candidates per task
+MAX_OUTPUT = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Source:
+    """A graded test to vary: its file, class ("" for a function) and function node."""
+
+    path: str
+    cls: str
+    fn: ast.FunctionDef
+    failing_first: bool  # a fail-to-pass test
+
+
+def amplified_candidates(ctx: AuthorContext) -> list[Candidate]:
+    task = ctx.task
+    parser = task.tests.log_parser
+    if (not is_harness_parser(parser) or base_parser(parser) != "pytest-log" or ctx.read_file is None
+            or ctx.execute is None or ctx.world_request is None):
+        return []
+    folder = witness_folder(task.snapshot, task.test_patch, task.reference_patch, task.tests.graded)
+    sources = _sources(ctx, folder)
+    planned: list[tuple[Source, Variant]] = []
+    for source in sources:
+        room = VARIANTS - len(planned)
+        planned += [(source, v) for v in variants_of(source.fn, min(PER_TEST, room))]
+        if len(planned) >= VARIANTS:
+            break
+    if not planned:
+        return []
+    runs, null = _observe(ctx, folder, planned)
+    stable = agreed(runs)
+    return _chosen(ctx, planned, stable, null)
+
+
+def _sources(ctx: AuthorContext, folder: str) -> list[Source]:
+    """Graded tests (fail-to-pass first) in the test patch's files of ``folder``, then the
+    pass-to-pass tests of the same files; module functions and class methods, not parametrised."""
+    task = ctx.task
+    read = ctx.read_file
+    graded = [(graded_name(g), True) for g in task.tests.fail_to_pass]
+    graded += [(graded_name(g), False) for g in task.tests.pass_to_pass]
+    files = list(dict.fromkeys(g.path for g, failing in graded if failing and g.path and _in(g.path, folder)))
+    files += [g.path for g, _ in graded if g.path and _in(g.path, folder) and g.path not in files]
+    out: list[Source] = []
+    seen: set[tuple[str, str, str]] = set()
+    for failing in (True, False):
+        for path in files:
+            text = read("null", path) if read else None
+            tree = _parsed(text)
+            if tree is None:
+                continue
+            for g, f in graded:
+                if f != failing or g.path != path or (path, g.cls or "", g.name) in seen:
+                    continue
+                fn = _function(tree, g)
+                if fn is not None:
+                    seen.add((path, g.cls or "", g.name))
+                    out.append(Source(path, g.cls or "", fn, failing))
+    return out[:TESTS]
+
+
+def _in(path: str, folder: str) -> bool:
+    parent = str(PurePosixPath(path).parent)
+    return ("" if parent == "." else parent) == folder
+
+
+def _parsed(text: str | None) -> ast.Module | None:
+    try:
+        return ast.parse(text) if text else None
+    except SyntaxError:
+        return None
+
+
+def _function(tree: ast.Module, g: GradedName) -> ast.FunctionDef | None:
+    scope = tree.body
+    if g.cls:
+        cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == g.cls), None)
+        scope = cls.body if cls else []
+    fn = next((n for n in scope if isinstance(n, ast.FunctionDef) and n.name == g.name), None)
+    if fn is None or any("parametrize" in ast.unparse(d) for d in fn.decorator_list):
+        return None
+    return fn
+
+
+def _observer(ctx: AuthorContext, path: str, planned: list[tuple[Source, Variant]]) -> str:
+    """One file of observing variants of the tests of ``path``: its other tests taken out."""
+    tree = _parsed(ctx.read_file("null", path) if ctx.read_file else None)
+    assert tree is not None
+    placed = [(i, s, v) for i, (s, v) in enumerate(planned) if s.path == path]
+    return _module(tree, [(s.cls, observing(v.fn, i)) for i, s, v in placed], helpers())
+
+
+def _module(tree: ast.Module, fns: list[tuple[str, ast.FunctionDef]], extra: list[ast.stmt]) -> str:
+    """``tree`` without its tests, with ``fns`` (module functions, or methods of their class) added."""
+    module = _without_tests(tree)
+    classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
+    for cls, fn in fns:
+        if cls and cls in classes:
+            classes[cls].body.append(fn)
+        elif not cls:
+            module.body.append(fn)
+    at = next((i for i, n in enumerate(module.body) if not _header(n)), len(module.body))
+    module.body[at:at] = [*ast.parse("import pytest").body, *extra]
+    return ast.unparse(ast.fix_missing_locations(module)) + "\n"
+
+
+def _header(node: ast.stmt) -> bool:
+    """A module docstring or a ``from __future__`` import: they must stay first."""
+    docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    return docstring or (isinstance(node, ast.ImportFrom) and node.module == "__future__")
+
+
+def _without_tests(tree: ast.Module) -> ast.Module:
+    module = ast.Module([], [])
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            continue
+        if isinstance(node, ast.ClassDef):
+            node = copy.deepcopy(node)
+            node.body = [m for m in node.body if not (isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                                       and m.name.startswith("test"))] or [ast.Pass()]
+        module.body.append(node)
+    return module
+
+
+def _file_name(folder: str, code: str) -> str:
+    name = f"test_{hashlib.sha256(code.encode()).hexdigest()[:12]}.py"
+    return f"{folder}/{name}" if folder else name
+
+
+def _observe(ctx: AuthorContext, folder: str, planned: list[tuple[Source, Variant]]
+             ) -> tuple[list[dict[int, Seen]], dict[int, Seen]]:
+    """Run every observing file on the reference ``REFERENCE_RUNS`` times and on the null world once."""
+    files = []
+    for path in dict.fromkeys(s.path for s, _ in planned):
+        code = _observer(ctx, path, planned)
+        files.append((_file_name(folder, code), code))
+    line = "-m pytest -p no:cacheprovider -q -s " + " ".join(shlex.quote(p) for p, _ in files)
+    worlds = [("reference", i) for i in range(REFERENCE_RUNS)] + [("null", 0)]
+    requests = []
+    for world, attempt in worlds:
+        req = ctx.world_request(world, extra_files=files, test_ids=(), attempt=attempt,
+                                label=f"amplified tests of {ctx.task.id} on {world} #{attempt + 1} ({len(planned)} variants)")
+        command = in_task_environment(req.command, req.log_parser, line)
+        requests.append(dataclasses.replace(req, command=command, max_output=MAX_OUTPUT))
+    results = ctx.execute(requests)
+    seen = [read(r.stdout or "") if r.status == STATUS_OK else {} for r in results]
+    return seen[:REFERENCE_RUNS], seen[REFERENCE_RUNS]
+
+
+def _chosen(ctx: AuthorContext, planned: list[tuple[Source, Variant]], stable: dict[int, Seen],
+            null: dict[int, Seen]) -> list[Candidate]:
+    """The candidates: variants that still assert, those the null world answers otherwise first."""
+    made: list[tuple[bool, int, Candidate]] = []
+    texts: set[str] = set()
+    for i, (source, variant) in enumerate(planned):
+        seen = stable.get(i)
+        if seen is None:
+            continue
+        shown = render(variant.fn, seen)
+        if not shown.asserted and not shown.raises:
+            continue
+        shown.fn.name = f"{source.fn.name}_amplified_{i}"
+        tree = _parsed(ctx.read_file("null", source.path) if ctx.read_file else None)
+        assert tree is not None
+        imports = [ast.parse(f"import {m}").body[0] for m in shown.imports]
+        code = _module(tree, [(source.cls, shown.fn)], imports)
+        if code in texts:
+            continue
+        texts.add(code)
+        other = null.get(i)
+        differs = other is None or other.raised != seen.raised or any(
+            other.values.get(k) != v for k, v in seen.values.items())
+        node = "::".join(p for p in (source.path, source.cls, source.fn.name) if p)
+        what = f"raises {shown.raises}" if shown.raises else f"{shown.asserted} assertion(s) from the reference"
+        made.append((not differs, len(made), Candidate(
+            requirement=f"{node} amplified ({variant.change}): {what}",
+            kind=RequirementKind.IMPLICIT, code=code,
+            note=(f"an amplified variant of the graded test {node}: {variant.change}; its expectations are what "
+                  f"the reference gave in {REFERENCE_RUNS} runs (observations that differed were dropped)"))))
+    made.sort(key=lambda m: (m[0], m[1]))
+    return [c for _, _, c in made[:WITNESSES]]

@@ -18,7 +18,8 @@ import pytest
 from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.audit.engine import read_world_file
 from testjack_tui.audit.execution import ExecutionService
-from testjack_tui.authors.base import AuthorContext
+from testjack_tui.audit.validation import Validator
+from testjack_tui.authors.base import AuthorContext, NoneAuthor
 from testjack_tui.authors.offline import repo_amplify
 from testjack_tui.authors.offline.observed_tests import Seen, agreed, read
 from testjack_tui.authors.offline.test_variants import variants_of
@@ -147,3 +148,31 @@ def test_the_budget_caps_variants_and_executions(audited, monkeypatch):
     assert len(batches) == 1 and len(batches[0]) == repo_amplify.REFERENCE_RUNS + 1 == 3
     assert all("(3 variants)" in r.label for r in batches[0])
     assert 0 < len(made) <= 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("style, folder", [("symlike", "symlike/core/tests/"), ("djlike", "tests/text_tests/")])
+def test_amplified_witnesses_land_where_each_runner_collects_them(tmp_path, monkeypatch, style, folder):
+    """SymPy's bin/test and Django's runtests.py run the observing files and the witnesses alike;
+    on SymPy the amplified ``sign(0.0)`` is the analyst's own witness."""
+    monkeypatch.setenv("TESTJACK_CACHE", str(tmp_path / "cache"))
+    data = build(tmp_path, [style])
+    store = Store(tmp_path / "s.db")
+    outcome = import_path(store, data, "swebench", repos=data / "repos", swebench_envs=tmp_path / "envs.toml")
+    (task,) = store.list_tasks(outcome.run_id)
+    service = ExecutionService(store, store.get_run(outcome.run_id))
+    try:
+        ctx = AuthorContext(task=task, trial=None, run_id=outcome.run_id, execute=service.run,
+                            world_request=lambda world, **kw: service.world_request(task, world, **kw),
+                            read_file=lambda world, path: read_world_file(task, world, None, path))
+        made = repo_amplify.amplified_candidates(ctx)
+        validated = Validator(store, service, NoneAuthor(), refinements=0).validate(
+            ctx, made, Origin.TASK_ANALYSIS, None)
+    finally:
+        service.close()
+    assert made and len(validated) == len(made)  # every one collected and passing on the reference
+    assert all(w.path.startswith(folder) and w.path.count("/") == folder.count("/") for w in validated)
+    if style == "symlike":
+        assert any("assert sign(0.0) == 0" in w.code for w in validated)
+    else:
+        assert all("self.assertEqual(slug(" in w.code and "import pytest" not in w.code for w in validated)

@@ -14,6 +14,7 @@ import pytest
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.authors.base import AuthorContext
 from testjack_tui.authors.offline.probe import PROBE_FILE, run_probe
+from testjack_tui.formats.humaneval import COMMAND as HUMANEVAL_COMMAND
 from testjack_tui.formats.importing import import_path
 from testjack_tui.store import Store
 from testjack_tui.worlds.request import DEFAULT_COMMAND
@@ -50,7 +51,10 @@ def test_a_probe_on_a_src_layout_imports_the_package(tmp_path, monkeypatch):
      "export PATH=/env/bin:$PATH && export DJANGO_SETTINGS_MODULE=test_sqlite && "
      "export PYTHONPATH=tests:$PYTHONPATH && python _tj_probe.py"),
     ("python3.9 -m pytest {tests}", "", "python3.9 _tj_probe.py"),
-    (DEFAULT_COMMAND, "", "python _tj_probe.py"),  # a native task: the line probes always had
+    # function-level and native tasks: the line probes always had (same request, same cache key)
+    (DEFAULT_COMMAND, "", "python _tj_probe.py"),
+    (HUMANEVAL_COMMAND, "", "python _tj_probe.py"),  # HumanEval, MBPP and EvalPlus imports
+    ("bash tests/test.sh", "", "python _tj_probe.py"),  # a runner it does not know: nothing kept
 ])
 def test_the_probe_line_keeps_what_t0s_command_sets_up(command, parser, line):
     assert in_task_environment(command, parser, PROBE_FILE) == line

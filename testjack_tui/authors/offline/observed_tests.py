@@ -53,8 +53,20 @@ def _tj_raised(v, s, exc):
 '''
 
 
-def kind_of(node: ast.Assert) -> tuple[str, ast.expr]:
-    """(how the assert compares, the expression observed): eq, approx, is, or truth."""
+_UNITTEST = {"assertEqual": "ueq", "assertEquals": "ueq", "assertTrue": "utrue", "assertFalse": "utrue"}
+
+
+def kind_of(node: ast.stmt) -> tuple[str, ast.expr] | None:
+    """(how the check compares, the expression observed), for an ``assert`` (eq, approx, is, truth)
+    or a unittest ``self.assertEqual(L, R)`` (ueq) / ``assertTrue(E)``, ``assertFalse(E)`` (utrue)."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
+        kind = _UNITTEST.get(node.value.func.attr)
+        args = node.value.args
+        if kind and args and not node.value.keywords and len(args) == (2 if kind == "ueq" else 1):
+            return kind, args[0]
+        return None
+    if not isinstance(node, ast.Assert):
+        return None
     test = node.test
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         op, right = test.ops[0], test.comparators[0]
@@ -66,8 +78,8 @@ def kind_of(node: ast.Assert) -> tuple[str, ast.expr]:
     return "truth", test
 
 
-def _asserts(fn: ast.AST) -> list[ast.Assert]:
-    return [n for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.Assert)]
+def _asserts(fn: ast.AST) -> list[ast.stmt]:
+    return [n for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.stmt) and kind_of(n) is not None]
 
 
 class _Observe(ast.NodeTransformer):
@@ -75,6 +87,12 @@ class _Observe(ast.NodeTransformer):
         self.v, self.order = v, order
 
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
+        return self._observed(node)
+
+    def visit_Expr(self, node: ast.Expr) -> ast.stmt:
+        return self._observed(node) if id(node) in self.order else node
+
+    def _observed(self, node: ast.stmt) -> ast.stmt:
         _, seen = kind_of(node)
         call = ast.Call(ast.Name("_tj_seen", ast.Load()),
                         [ast.Constant(self.v), ast.Constant(self.order[id(node)]),
@@ -168,25 +186,37 @@ class _Assert(ast.NodeTransformer):
         self.values, self.order, self.asserted = values, order, 0
 
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
+        return self._written(node)
+
+    def visit_Expr(self, node: ast.Expr) -> ast.stmt:
+        return self._written(node) if id(node) in self.order else node
+
+    def _written(self, node: ast.stmt) -> ast.stmt:
         kind, seen = kind_of(node)
         got = {tuple(x) for x in self.values.get(self.order[id(node)], [])}
         if len(got) == 1:
             (_type, text, truth), = got
-            new = _assertion(kind, seen, text, truth)
+            receiver = node.value.func.value if kind.startswith("u") else None
+            new = _assertion(kind, seen, text, truth, receiver)
             if new is not None:
                 self.asserted += 1
                 return ast.copy_location(new, node)
         return ast.copy_location(ast.Expr(seen), node)
 
 
-def _assertion(kind: str, seen: ast.expr, text: str | None, truth: bool | None) -> ast.stmt | None:
-    if kind == "truth":
+def _assertion(kind: str, seen: ast.expr, text: str | None, truth: bool | None,
+               receiver: ast.expr | None = None) -> ast.stmt | None:
+    if kind in ("truth", "utrue"):
         if truth is None:
             return None
+        if receiver is not None:
+            return ast.Expr(ast.Call(ast.Attribute(receiver, "assertTrue" if truth else "assertFalse", ast.Load()), [seen], []))
         return ast.Assert(seen if truth else ast.UnaryOp(ast.Not(), seen))
     if text is None:
         return None
     value = ast.parse(text, mode="eval").body
+    if receiver is not None:
+        return ast.Expr(ast.Call(ast.Attribute(receiver, "assertEqual", ast.Load()), [seen, value], []))
     if kind == "is" and text in ("None", "True", "False"):
         return ast.Assert(ast.Compare(seen, [ast.Is()], [value]))
     if kind == "approx" and isinstance(ast.literal_eval(text), float):
@@ -206,7 +236,10 @@ def render(fn: ast.FunctionDef, seen: Seen) -> Rendered:
         raises = name if module == "builtins" else f"{module}.{name}"
         imports = () if module == "builtins" else (module,)
         expected = ast.parse(raises, mode="eval").body
-        guard = ast.With([ast.withitem(ast.Call(ast.Attribute(ast.Name("pytest", ast.Load()), "raises", ast.Load()),
+        # a unittest method says it as its class does (no pytest in a Django or SymPy environment)
+        owner = "self" if twin.args.args and twin.args.args[0].arg == "self" else "pytest"
+        method = "assertRaises" if owner == "self" else "raises"
+        guard = ast.With([ast.withitem(ast.Call(ast.Attribute(ast.Name(owner, ast.Load()), method, ast.Load()),
                                                 [expected], []))], [twin.body[s]])
         twin.body = [*twin.body[:s], guard]
     return Rendered(ast.fix_missing_locations(twin), writer.asserted, raises, imports)

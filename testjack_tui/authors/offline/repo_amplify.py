@@ -1,10 +1,11 @@
 """Amplified tests of a repository task: T0's graded tests varied, their expectations the reference's.
 
-For a harness-graded task whose runner is pytest: the graded tests in the test patch's files that
+For a harness-graded task (pytest, SymPy's ``bin/test``, Django's ``runtests.py``): the graded tests in the test patch's files that
 sit where the task's witnesses go (fail-to-pass first, then the pass-to-pass tests of the same
 files) are varied (``test_variants``), at most ``VARIANTS`` in all. Every variant goes, in its
 observing form (``observed_tests``), into one file per source test file, beside it (its
-``conftest.py`` and fixtures apply), and the files run in one execution per world and run: the
+``conftest.py`` and fixtures apply), and the files run in one execution per world and run (pytest
+with its capture off; SymPy's and Django's runners as for any witness file, ``witness_runs``): the
 reference ``REFERENCE_RUNS`` times, the null world once. An observation the reference runs do not
 agree on is dropped. A variant becomes a candidate when the reference finished it alike in every
 run and it still asserts something; those the null world answers otherwise (they exercise the
@@ -27,6 +28,7 @@ from testjack_tui.authors.offline.observed_tests import Seen, agreed, helpers, o
 from testjack_tui.authors.offline.patch_tests import GradedName, graded_name
 from testjack_tui.authors.offline.test_variants import Variant, variants_of
 from testjack_tui.model import RequirementKind
+from testjack_tui.pysource.signatures import test_files
 from testjack_tui.worlds.harness_parsers import base_parser, is_harness_parser
 from testjack_tui.worlds.placement import witness_folder
 from testjack_tui.worlds.request import STATUS_OK
@@ -53,8 +55,7 @@ class Source:
 def amplified_candidates(ctx: AuthorContext) -> list[Candidate]:
     task = ctx.task
     parser = task.tests.log_parser
-    if (not is_harness_parser(parser) or base_parser(parser) != "pytest-log" or ctx.read_file is None
-            or ctx.execute is None or ctx.world_request is None):
+    if not is_harness_parser(parser) or ctx.read_file is None or ctx.execute is None or ctx.world_request is None:
         return []
     folder = witness_folder(task.snapshot, task.test_patch, task.reference_patch, task.tests.graded)
     sources = _sources(ctx, folder)
@@ -73,29 +74,28 @@ def amplified_candidates(ctx: AuthorContext) -> list[Candidate]:
 
 def _sources(ctx: AuthorContext, folder: str) -> list[Source]:
     """Graded tests (fail-to-pass first) in the test patch's files of ``folder``, then the
-    pass-to-pass tests of the same files; module functions and class methods, not parametrised."""
+    pass-to-pass tests of the same files; module functions and class methods, not parametrised.
+    SymPy's and Django's ids name no file: a name is looked for in each of those files."""
     task = ctx.task
-    read = ctx.read_file
     graded = [(graded_name(g), True) for g in task.tests.fail_to_pass]
     graded += [(graded_name(g), False) for g in task.tests.pass_to_pass]
-    files = list(dict.fromkeys(g.path for g, failing in graded if failing and g.path and _in(g.path, folder)))
+    files = [f for f in test_files(task.test_patch) if _in(f, folder)]
     files += [g.path for g, _ in graded if g.path and _in(g.path, folder) and g.path not in files]
+    trees = {path: _parsed(ctx.read_file("null", path) if ctx.read_file else None) for path in files}
     out: list[Source] = []
     seen: set[tuple[str, str, str]] = set()
     for failing in (True, False):
-        for path in files:
-            text = read("null", path) if read else None
-            tree = _parsed(text)
-            if tree is None:
-                continue
-            for g, f in graded:
-                if f != failing or g.path != path or (path, g.cls or "", g.name) in seen:
+        for g, f in graded:
+            for path, tree in trees.items():
+                if f != failing or g.path not in (None, path) or tree is None:
                     continue
-                fn = _function(tree, g)
-                if fn is not None:
-                    seen.add((path, g.cls or "", g.name))
-                    out.append(Source(path, g.cls or "", fn, failing))
-    return out[:TESTS]
+                fn, cls = _function(tree, g)
+                if fn is not None and (path, cls, g.name) not in seen:
+                    seen.add((path, cls, g.name))
+                    out.append(Source(path, cls, fn, failing))
+    # a pass-to-pass test only from a file a fail-to-pass test came from, when there is one
+    failing_files = {s.path for s in out if s.failing_first}
+    return [s for s in out if s.failing_first or not failing_files or s.path in failing_files][:TESTS]
 
 
 def _in(path: str, folder: str) -> bool:
@@ -110,15 +110,17 @@ def _parsed(text: str | None) -> ast.Module | None:
         return None
 
 
-def _function(tree: ast.Module, g: GradedName) -> ast.FunctionDef | None:
-    scope = tree.body
-    if g.cls:
-        cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == g.cls), None)
-        scope = cls.body if cls else []
-    fn = next((n for n in scope if isinstance(n, ast.FunctionDef) and n.name == g.name), None)
-    if fn is None or any("parametrize" in ast.unparse(d) for d in fn.decorator_list):
-        return None
-    return fn
+def _function(tree: ast.Module, g: GradedName) -> tuple[ast.FunctionDef | None, str]:
+    """The test function (or method) a graded name gives, and its class ("" for none)."""
+    scopes = [("", tree.body)] + [(n.name, n.body) for n in tree.body if isinstance(n, ast.ClassDef)
+                                   and g.cls in (None, n.name)]
+    for cls, scope in scopes:
+        if g.cls and not cls:
+            continue
+        fn = next((n for n in scope if isinstance(n, ast.FunctionDef) and n.name == g.name), None)
+        if fn is not None and not any("parametrize" in ast.unparse(d) for d in fn.decorator_list):
+            return fn, cls
+    return None, ""
 
 
 def _observer(ctx: AuthorContext, path: str, planned: list[tuple[Source, Variant]]) -> str:
@@ -135,11 +137,14 @@ def _module(tree: ast.Module, fns: list[tuple[str, ast.FunctionDef]], extra: lis
     classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
     for cls, fn in fns:
         if cls and cls in classes:
-            classes[cls].body.append(fn)
+            body = classes[cls].body
+            body[:] = [*(n for n in body if not isinstance(n, ast.Pass)), fn]
         elif not cls:
             module.body.append(fn)
     at = next((i for i, n in enumerate(module.body) if not _header(n)), len(module.body))
-    module.body[at:at] = [*ast.parse("import pytest").body, *extra]
+    # pytest only where the test says ``pytest.`` (raises, approx): a Django or SymPy environment may lack it
+    said = any("pytest." in ast.unparse(fn) for _, fn in fns)
+    module.body[at:at] = [*(ast.parse("import pytest").body if said else []), *extra]
     return ast.unparse(ast.fix_missing_locations(module)) + "\n"
 
 
@@ -175,13 +180,18 @@ def _observe(ctx: AuthorContext, folder: str, planned: list[tuple[Source, Varian
         code = _observer(ctx, path, planned)
         files.append((_file_name(folder, code), code))
     line = "-m pytest -p no:cacheprovider -q -s " + " ".join(shlex.quote(p) for p, _ in files)
+    pytest = base_parser(ctx.task.tests.log_parser) == "pytest-log"
     worlds = [("reference", i) for i in range(REFERENCE_RUNS)] + [("null", 0)]
     requests = []
     for world, attempt in worlds:
-        req = ctx.world_request(world, extra_files=files, test_ids=(), attempt=attempt,
-                                label=f"amplified tests of {ctx.task.id} on {world} #{attempt + 1} ({len(planned)} variants)")
-        command = in_task_environment(req.command, req.log_parser, line)
-        requests.append(dataclasses.replace(req, command=command, max_output=MAX_OUTPUT))
+        label = f"amplified tests of {ctx.task.id} on {world} #{attempt + 1} ({len(planned)} variants)"
+        if pytest:  # pytest itself, its capture off, in the task's environment
+            req = ctx.world_request(world, extra_files=files, test_ids=(), attempt=attempt, label=label)
+            req = dataclasses.replace(req, command=in_task_environment(req.command, req.log_parser, line))
+        else:  # SymPy's and Django's runners print what a test prints: run the files as witnesses
+            req = ctx.world_request(world, extra_files=files, test_ids=tuple(p for p, _ in files),
+                                    attempt=attempt, label=label)
+        requests.append(dataclasses.replace(req, max_output=MAX_OUTPUT))
     results = ctx.execute(requests)
     seen = [read(r.stdout or "") if r.status == STATUS_OK else {} for r in results]
     return seen[:REFERENCE_RUNS], seen[REFERENCE_RUNS]

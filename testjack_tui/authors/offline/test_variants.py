@@ -42,11 +42,17 @@ def _calls(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:
 
 
 def _asserted(fn: ast.AST) -> set[int]:
-    """ids of the nodes inside assert statements' expected sides: never mutated (they are re-observed)."""
+    """ids of the nodes that state an expectation (an assert's expected side, a unittest
+    ``assert*`` call and its expected arguments): never mutated, the reference re-observes them."""
     out: set[int] = set()
     for node in ast.walk(fn):
         if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
             for side in node.test.comparators:
+                out |= {id(n) for n in ast.walk(side)}
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr.startswith("assert")):
+            out.add(id(node))
+            for side in node.args[1:]:
                 out |= {id(n) for n in ast.walk(side)}
     return out
 

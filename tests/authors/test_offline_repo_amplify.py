@@ -21,7 +21,7 @@ from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.audit.validation import Validator
 from testjack_tui.authors.base import AuthorContext, NoneAuthor
 from testjack_tui.authors.offline import repo_amplify
-from testjack_tui.authors.offline.observed_tests import Seen, agreed, read
+from testjack_tui.authors.offline.observed_tests import Seen, agreed, read, render
 from testjack_tui.authors.offline.test_variants import variants_of
 from testjack_tui.formats.importing import import_path
 from testjack_tui.model import Origin, WitnessStatus
@@ -176,3 +176,20 @@ def test_amplified_witnesses_land_where_each_runner_collects_them(tmp_path, monk
         assert any("assert sign(0.0) == 0" in w.code for w in validated)
     else:
         assert all("self.assertEqual(slug(" in w.code and "import pytest" not in w.code for w in validated)
+
+
+def test_observations_are_written_back_in_the_originals_style():
+    """``==`` a literal (a float through pytest.approx), ``is None``, truth, unittest's assertEqual."""
+    fn = ast.parse(
+        "def test_x(self):\n"
+        "    assert area(2) == 12.56\n"
+        "    assert find('a') is None\n"
+        "    assert items()\n"
+        "    self.assertEqual(name(), 'b')\n").body[0]
+    seen = Seen({0: [("float", "12.566370614359172", True)], 1: [("NoneType", "None", False)],
+                 2: [("list", "[]", False)], 3: [("str", "'c'", True)]}, None, True)
+    assert ast.unparse(render(fn, seen).fn).splitlines()[1:] == [
+        "    assert area(2) == pytest.approx(12.566370614359172)",
+        "    assert find('a') is None",
+        "    assert not items()",
+        "    self.assertEqual(name(), 'c')"]

@@ -6,8 +6,8 @@ pytest.approx(R)``), and the truth of any other asserted expression; each top-le
 that raises ends the variant there, and the exception's type is printed. The reference world runs
 it more than once, and an observation that differs between runs (an id, an address, a time, the
 order of a hash) is dropped (``agreed``), never asserted. ``render`` writes the variant back with
-what the reference gave, in the original's style: ``==`` a literal (``pytest.approx`` where the
-original used it, ``is`` for ``None``/``True``/``False`` where it used ``is``), ``assert E`` or
+what the reference gave, in the original's style: ``==`` a literal (``pytest.approx`` for a float,
+``is`` for ``None``/``True``/``False`` where it used ``is``), ``assert E`` or
 ``assert not E`` for truth, ``pytest.raises`` around the statement that raised. A value with no
 literal ``repr`` is not asserted (its expression is still evaluated).
 """
@@ -215,11 +215,15 @@ def _assertion(kind: str, seen: ast.expr, text: str | None, truth: bool | None,
     if text is None:
         return None
     value = ast.parse(text, mode="eval").body
+    # a float the reference computed is compared as pytest.approx / assertAlmostEqual compare: a
+    # trial that computes it another way may differ in its last digits and be right
+    floating = isinstance(ast.literal_eval(text), float)
     if receiver is not None:
-        return ast.Expr(ast.Call(ast.Attribute(receiver, "assertEqual", ast.Load()), [seen, value], []))
+        check = "assertAlmostEqual" if floating else "assertEqual"
+        return ast.Expr(ast.Call(ast.Attribute(receiver, check, ast.Load()), [seen, value], []))
     if kind == "is" and text in ("None", "True", "False"):
         return ast.Assert(ast.Compare(seen, [ast.Is()], [value]))
-    if kind == "approx" and isinstance(ast.literal_eval(text), float):
+    if floating:
         value = ast.Call(ast.Attribute(ast.Name("pytest", ast.Load()), "approx", ast.Load()), [value], [])
     return ast.Assert(ast.Compare(seen, [ast.Eq()], [value]))
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from testjack_tui.authors.base import AuthorContext, Candidate
-from testjack_tui.authors.offline.observed_tests import Seen, agreed, helpers, observing, read, render
+from testjack_tui.authors.offline.observed_tests import Rendered, Seen, agreed, helpers, observing, read, render
 from testjack_tui.authors.offline.patch_tests import GradedName, graded_name
 from testjack_tui.authors.offline.test_variants import Variant, variants_of
 from testjack_tui.model import RequirementKind
@@ -199,33 +199,44 @@ def _observe(ctx: AuthorContext, folder: str, planned: list[tuple[Source, Varian
 
 def _chosen(ctx: AuthorContext, planned: list[tuple[Source, Variant]], stable: dict[int, Seen],
             null: dict[int, Seen]) -> list[Candidate]:
-    """The candidates: variants that still assert, those the null world answers otherwise first."""
-    made: list[tuple[bool, int, Candidate]] = []
+    """The candidates, ``WITNESSES`` at most: what exercises the change first (the null world answers
+    otherwise), then, in turn, each test's answers and exceptions (neither crowds out the other: a
+    mutated setting that only raises says little, a refused input much)."""
+    made: list[tuple[tuple[bool, bool, int, int], str, Candidate]] = []
     texts: set[str] = set()
     for i, (source, variant) in enumerate(planned):
         seen = stable.get(i)
-        if seen is None:
-            continue
-        shown = render(variant.fn, seen)
-        if not shown.asserted and not shown.raises:
+        shown = render(variant.fn, seen) if seen is not None else None
+        if seen is None or shown is None or (not shown.asserted and not shown.raises):
             continue
         shown.fn.name = f"{source.fn.name}_amplified_{i}"
-        tree = _parsed(ctx.read_file("null", source.path) if ctx.read_file else None)
-        assert tree is not None
-        imports = [ast.parse(f"import {m}").body[0] for m in shown.imports]
-        code = _module(tree, [(source.cls, shown.fn)], imports)
-        if code in texts:
+        candidate = _candidate(ctx, source, variant, shown)
+        if candidate.code in texts:
             continue
-        texts.add(code)
+        texts.add(candidate.code)
         other = null.get(i)
         differs = other is None or other.raised != seen.raised or any(
             other.values.get(k) != v for k, v in seen.values.items())
-        node = "::".join(p for p in (source.path, source.cls, source.fn.name) if p)
-        what = f"raises {shown.raises}" if shown.raises else f"{shown.asserted} assertion(s) from the reference"
-        made.append((not differs, len(made), Candidate(
-            requirement=f"{node} amplified ({variant.change}): {what}",
-            kind=RequirementKind.IMPLICIT, code=code,
-            note=(f"an amplified variant of the graded test {node}: {variant.change}; its expectations are what "
-                  f"the reference gave in {REFERENCE_RUNS} runs (observations that differed were dropped)"))))
-    made.sort(key=lambda m: (m[0], m[1]))
-    return [c for _, _, c in made[:WITNESSES]]
+        group = f"{_node(source)}:{bool(shown.raises)}"
+        rank = sum(1 for m in made if m[1] == group)
+        made.append(((not differs, rank, bool(shown.raises), len(made)), group, candidate))
+    made.sort(key=lambda m: m[0])
+    return [m[2] for m in made[:WITNESSES]]
+
+
+def _node(source: Source) -> str:
+    return "::".join(p for p in (source.path, source.cls, source.fn.name) if p)
+
+
+def _candidate(ctx: AuthorContext, source: Source, variant: Variant, shown: Rendered) -> Candidate:
+    tree = _parsed(ctx.read_file("null", source.path) if ctx.read_file else None)
+    assert tree is not None
+    imports = [ast.parse(f"import {m}").body[0] for m in shown.imports]
+    code = _module(tree, [(source.cls, shown.fn)], imports)
+    node = _node(source)
+    what = f"raises {shown.raises}" if shown.raises else f"{shown.asserted} assertion(s) from the reference"
+    return Candidate(
+        requirement=f"{node} amplified ({variant.change}): {what}",
+        kind=RequirementKind.IMPLICIT, code=code,
+        note=(f"an amplified variant of the graded test {node}: {variant.change}; its expectations are what "
+              f"the reference gave in {REFERENCE_RUNS} runs (observations that differed were dropped)"))

@@ -20,6 +20,7 @@ from testjack_tui.authors.base import AuthorContext
 from testjack_tui.authors.offline.patch_tests import (
     graded_name, isolated, patch_test_candidates, ungraded_tests,
 )
+from testjack_tui.authors.offline.repo_amplify import amplified_candidates
 from testjack_tui.formats.importing import import_path
 from testjack_tui.model import Classification, Origin, Verdict, WitnessStatus
 from testjack_tui.store import Store
@@ -200,12 +201,18 @@ def test_a_test_every_trial_fails_is_a_prompt_defect_not_a_refutation(audited):
 
 
 def test_a_function_level_task_gets_no_such_candidate(audited):
-    """Only a harness-graded task's graded ids are the harness's choice; a native task's T0 is its test patch."""
+    """Only a harness-graded task's graded ids are the harness's choice; a native task's T0 is its
+    test patch, and a function-level task (HumanEval, EvalPlus) is no repository task: neither
+    kind of candidate, no execution."""
     store, run_id = audited
     task = store.get_task(run_id, "acme__leadlike-1")
     native = task.tests.__class__(**{**task.tests.__dict__, "log_parser": ""})
+    def nothing_runs(requests):
+        raise AssertionError("a native task's analysis ran amplified tests")
+
     ctx = AuthorContext(task=task.__class__(**{**task.__dict__, "tests": native}), trial=None,
-                        read_file=lambda world, path: None)
-    assert patch_test_candidates(ctx) == []
+                        read_file=lambda world, path: None, execute=nothing_runs,
+                        world_request=lambda world, **kw: None)
+    assert patch_test_candidates(ctx) == [] and amplified_candidates(ctx) == []
     ctx.read_file = lambda world, path: (Path(task.snapshot) / path).read_text() if (Path(task.snapshot) / path).exists() else None
-    assert patch_test_candidates(ctx) == []
+    assert patch_test_candidates(ctx) == [] and amplified_candidates(ctx) == []

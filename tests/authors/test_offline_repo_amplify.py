@@ -193,3 +193,11 @@ def test_observations_are_written_back_in_the_originals_style():
         "    assert find('a') is None",
         "    assert not items()",
         "    self.assertEqual(name(), 'c')"]
+
+
+def test_an_exception_of_a_package_is_imported_by_name():
+    """``sympy.core.sympify`` is a function in SymPy's namespace: the witness imports the class itself."""
+    fn = ast.parse("def test_x():\n    value = parse('')\n    assert value == 1\n").body[0]
+    shown = render(fn, Seen({}, (0, "SympifyError", "sympy.core.sympify"), True))
+    assert shown.imports == ("from sympy.core.sympify import SympifyError",)
+    assert "with pytest.raises(SympifyError):\n        value = parse('')" in ast.unparse(shown.fn)

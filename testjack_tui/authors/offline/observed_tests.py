@@ -175,7 +175,7 @@ class Rendered:
     fn: ast.FunctionDef
     asserted: int  # assertions written from the reference's values
     raises: str  # the exception the variant expects ("" when none)
-    imports: tuple[str, ...]  # modules the expectation names (an exception's module)
+    imports: tuple[str, ...]  # import lines the expectation needs (``from module import Exception``)
 
 
 class _Assert(ast.NodeTransformer):
@@ -237,8 +237,10 @@ def render(fn: ast.FunctionDef, seen: Seen) -> Rendered:
     raises, imports = "", ()
     if seen.raised is not None:
         s, name, module = seen.raised
-        raises = name if module == "builtins" else f"{module}.{name}"
-        imports = () if module == "builtins" else (module,)
+        # imported from its module by name: a package may shadow the module's name with a function
+        # (``sympy.core.sympify``), so ``module.Name`` would not reach it
+        raises = name
+        imports = () if module == "builtins" else (f"from {module} import {name.split('.')[0]}",)
         expected = ast.parse(raises, mode="eval").body
         # a unittest method says it as its class does (no pytest in a Django or SymPy environment)
         owner = "self" if twin.args.args and twin.args.args[0].arg == "self" else "pytest"

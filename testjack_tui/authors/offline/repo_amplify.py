@@ -231,7 +231,7 @@ def _node(source: Source) -> str:
 def _candidate(ctx: AuthorContext, source: Source, variant: Variant, shown: Rendered) -> Candidate:
     tree = _parsed(ctx.read_file("null", source.path) if ctx.read_file else None)
     assert tree is not None
-    imports = [ast.parse(f"import {m}").body[0] for m in shown.imports]
+    imports = [ast.parse(line).body[0] for line in shown.imports]
     code = _module(tree, [(source.cls, shown.fn)], imports)
     node = _node(source)
     what = f"raises {shown.raises}" if shown.raises else f"{shown.asserted} assertion(s) from the reference"

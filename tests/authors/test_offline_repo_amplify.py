@@ -185,14 +185,16 @@ def test_observations_are_written_back_in_the_originals_style():
         "    assert area(2) == 12.56\n"
         "    assert find('a') is None\n"
         "    assert items()\n"
-        "    self.assertEqual(name(), 'b')\n").body[0]
+        "    self.assertEqual(name(), 'b')\n"
+        "    self.assertIs(match('x'), True)\n").body[0]
     seen = Seen({0: [("float", "12.566370614359172", True)], 1: [("NoneType", "None", False)],
-                 2: [("list", "[]", False)], 3: [("str", "'c'", True)]}, None, True)
+                 2: [("list", "[]", False)], 3: [("str", "'c'", True)], 4: [("bool", "False", False)]}, None, True)
     assert ast.unparse(render(fn, seen).fn).splitlines()[1:] == [
         "    assert area(2) == pytest.approx(12.566370614359172)",
         "    assert find('a') is None",
         "    assert not items()",
-        "    self.assertEqual(name(), 'c')"]
+        "    self.assertEqual(name(), 'c')",
+        "    self.assertIs(match('x'), False)"]
 
 
 def test_an_exception_of_a_package_is_imported_by_name():

@@ -53,16 +53,18 @@ def _tj_raised(v, s, exc):
 '''
 
 
-_UNITTEST = {"assertEqual": "ueq", "assertEquals": "ueq", "assertTrue": "utrue", "assertFalse": "utrue"}
+_UNITTEST = {"assertEqual": "ueq", "assertEquals": "ueq", "assertIs": "uis", "assertTrue": "utrue",
+             "assertFalse": "utrue"}
 
 
 def kind_of(node: ast.stmt) -> tuple[str, ast.expr] | None:
     """(how the check compares, the expression observed), for an ``assert`` (eq, approx, is, truth)
-    or a unittest ``self.assertEqual(L, R)`` (ueq) / ``assertTrue(E)``, ``assertFalse(E)`` (utrue)."""
+    or a unittest ``self.assertEqual(L, R)`` (ueq), ``assertIs(L, R)`` (uis), ``assertTrue(E)`` /
+    ``assertFalse(E)`` (utrue)."""
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
         kind = _UNITTEST.get(node.value.func.attr)
         args = node.value.args
-        if kind and args and not node.value.keywords and len(args) == (2 if kind == "ueq" else 1):
+        if kind and args and not node.value.keywords and len(args) == (1 if kind == "utrue" else 2):
             return kind, args[0]
         return None
     if not isinstance(node, ast.Assert):
@@ -220,6 +222,8 @@ def _assertion(kind: str, seen: ast.expr, text: str | None, truth: bool | None,
     floating = isinstance(ast.literal_eval(text), float)
     if receiver is not None:
         check = "assertAlmostEqual" if floating else "assertEqual"
+        if kind == "uis" and text in ("None", "True", "False"):
+            check = "assertIs"
         return ast.Expr(ast.Call(ast.Attribute(receiver, check, ast.Load()), [seen, value], []))
     if kind == "is" and text in ("None", "True", "False"):
         return ast.Assert(ast.Compare(seen, [ast.Is()], [value]))

@@ -151,16 +151,18 @@ def test_the_budget_caps_variants_and_executions(audited, monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("backend", ["local", pytest.param("docker", marks=pytest.mark.docker)])
 @pytest.mark.parametrize("style, folder", [("symlike", "symlike/core/tests/"), ("djlike", "tests/text_tests/")])
-def test_amplified_witnesses_land_where_each_runner_collects_them(tmp_path, monkeypatch, style, folder):
-    """SymPy's bin/test and Django's runtests.py run the observing files and the witnesses alike;
+def test_amplified_witnesses_land_where_each_runner_collects_them(tmp_path, monkeypatch, style, folder, backend):
+    """SymPy's bin/test and Django's runtests.py run the observing files and the witnesses alike, on
+    the local and the docker backend;
     on SymPy the amplified ``sign(0.0)`` is the analyst's own witness."""
     monkeypatch.setenv("TESTJACK_CACHE", str(tmp_path / "cache"))
     data = build(tmp_path, [style])
     store = Store(tmp_path / "s.db")
     outcome = import_path(store, data, "swebench", repos=data / "repos", swebench_envs=tmp_path / "envs.toml")
     (task,) = store.list_tasks(outcome.run_id)
-    service = ExecutionService(store, store.get_run(outcome.run_id))
+    service = ExecutionService(store, store.get_run(outcome.run_id), backend=backend)
     try:
         ctx = AuthorContext(task=task, trial=None, run_id=outcome.run_id, execute=service.run,
                             world_request=lambda world, **kw: service.world_request(task, world, **kw),

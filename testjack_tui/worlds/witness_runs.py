@@ -52,7 +52,7 @@ _PROGRAM = {
     "sympy": re.compile(r"(?:^|/)bin/test$"),
 }
 _NOTHING_RAN = {"django": r"^Ran 0 tests", "sympy": r"tests finished: 0 passed, in"}
-_SEPARATOR = re.compile(r"\s*(?:&&|;)\s*")
+SEPARATOR = re.compile(r"\s*(?:&&|;)\s*")
 
 
 def is_witness_run(request: ExecRequest) -> bool:
@@ -74,20 +74,27 @@ def for_witnesses(request: ExecRequest) -> ExecRequest:
 
 def witness_command(command: str, log_parser: str, files: list[str]) -> str | None:
     """``command`` made to run ``files``; None when its runner is not found in it."""
+    found = runner_line(command, log_parser)
+    if found is None:
+        return None
+    prefix, head, options = found
+    if log_parser == "pytest-log":
+        kept = [o for o in options if not o.startswith(("--junitxml", "--junit-xml"))]
+        return prefix + " ".join([*head, *kept, "-rA", "--junitxml={junit}", "{tests}"])
+    return prefix + _per_file(head, options, files, log_parser)
+
+
+def runner_line(command: str, log_parser: str) -> tuple[str, list[str], list[str]] | None:
+    """(the shell before the runner's segment, with its separators; the runner's tokens up to its
+    program; its options without test names) of the last segment that runs the runner, or None."""
     if log_parser not in _PROGRAM:
         return None
-    segments = _SEPARATOR.split(command.strip())
-    separators = _SEPARATOR.findall(command.strip())
+    segments = SEPARATOR.split(command.strip())
+    separators = SEPARATOR.findall(command.strip())
     for i in range(len(segments) - 1, -1, -1):
         split = _split_runner(segments[i], log_parser)
-        if split is None:
-            continue
-        head, options = split
-        prefix = "".join(s + sep for s, sep in zip(segments[:i], separators[:i]))
-        if log_parser == "pytest-log":
-            kept = [o for o in options if not o.startswith(("--junitxml", "--junit-xml"))]
-            return prefix + " ".join([*head, *kept, "-rA", "--junitxml={junit}", "{tests}"])
-        return prefix + _per_file(head, options, files, log_parser)
+        if split is not None:
+            return "".join(s + sep for s, sep in zip(segments[:i], separators[:i])), *split
     return None
 
 

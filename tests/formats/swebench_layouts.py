@@ -15,6 +15,8 @@ resolved. ``ANALYST`` holds, per style, the witness an analyst writes from the s
 - ``flasklike``: pytest on a ``src/`` layout.
 - ``djlike``: Django's ``tests/runtests.py`` with dotted module labels and unittest ids, and a
   skipped pass-to-pass test.
+
+A style may name a ``good`` change of its own (the ``good`` prediction is then not the fix).
 """
 
 from __future__ import annotations
@@ -220,6 +222,10 @@ def build(root: Path, styles: list[str] | None = None) -> Path:
         partial = _commit(clone, style["partial"], "partial")
         git(clone, "checkout", "-q", base)
         broken = _commit(clone, {"README": "nothing fixed\n"}, "broken")
+        good = fix
+        if "good" in style:  # a trial that passes T0 and is not the reference's fix
+            git(clone, "checkout", "-q", base)
+            good = _commit(clone, style["good"], "good")
         git(clone, "checkout", "-q", "main")
         iid = f"{owner}__{repo}-1"
         rows.append({
@@ -228,7 +234,7 @@ def build(root: Path, styles: list[str] | None = None) -> Path:
             "patch": git(clone, "diff", base, fix), "test_patch": git(clone, "diff", fix, tests),
             "FAIL_TO_PASS": json.dumps(style["FAIL_TO_PASS"]), "PASS_TO_PASS": json.dumps(style["PASS_TO_PASS"]),
         })
-        for model, commit in (("good", fix), ("partial", partial), ("broken", broken)):
+        for model, commit in (("good", good), ("partial", partial), ("broken", broken)):
             preds.append({"instance_id": iid, "model_name_or_path": model, "model_patch": git(clone, "diff", base, commit)})
         resolved["good"].append(iid)
         resolved["partial"].append(iid)

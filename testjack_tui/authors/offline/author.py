@@ -6,7 +6,8 @@ own world. The engine then certifies each candidate on the reference (3 of 3) as
 
 - ``analyse_task`` (no trial): P's examples that T0 does not already check (explicit), T0's
   calls with mutated literals whose results the reference gives (implicit unless P states them),
-  and up to two stress witnesses per function: size-scaled inputs under a time limit (``stress_inputs``).
+  up to two stress witnesses per function: size-scaled inputs under a time limit (``stress_inputs``),
+  and on a harness-graded task the test patch's own tests the harness does not grade (``patch_tests``).
 - ``audit_trial``: the same examples when the trial gets them wrong, and differential probes of
   the functions both the reference and the trial change; each divergence becomes the smallest
   diverging call with the reference's result, at most ``per_function`` per function.
@@ -34,6 +35,8 @@ from testjack_tui.pysource.examples import Example
 from testjack_tui.authors.offline.inputs import plan_inputs
 from testjack_tui.authors.offline.language import unread_language
 from testjack_tui.authors.offline.mutation import mutations
+from testjack_tui.authors.offline.patch_tests import patch_test_candidates
+from testjack_tui.authors.offline.repo_amplify import amplified_candidates
 from testjack_tui.authors.offline.probe import CALL_LIMIT_S, Outcome, diverges, rounding_only, run_probe, slower
 from testjack_tui.pysource.signatures import Access, Target, callers_of, functions_in, module_access, shared_targets
 from testjack_tui.authors.offline.stress import larger, sized_input, stress_inputs
@@ -104,7 +107,9 @@ class OfflineAuthor:
                 known.add(key)
         if self.amplify:
             out += self._amplified(ctx, view, known)
-        return out
+            out += amplified_candidates(ctx)  # a repository task's graded tests, varied
+        # a harness-graded task's test patch may hold tests the harness does not grade
+        return out + patch_test_candidates(ctx)
 
     def _amplified(self, ctx: AuthorContext, view: TaskView, known: set[str]) -> list[Candidate]:
         """T0's calls with one literal mutated, run on the reference: plan, probe, then choose per function."""

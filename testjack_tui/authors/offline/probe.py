@@ -1,7 +1,8 @@
 """Differential probes: call task functions on many inputs inside a world, and compare worlds.
 
 Trial code is never imported into TestJack's process. The probe is a small script written into
-the world as an extra file and run there with ``python _tj_probe.py`` instead of T0's command;
+the world as an extra file and run there with ``python _tj_probe.py`` instead of T0's command, in
+the environment T0's command sets up (``worlds/task_environment.py``);
 it evaluates every call under a per-call time limit (``signal.setitimer``), so one input that
 loops forever costs that input, not the batch, and prints one JSON line with, per call, either
 the result's ``repr`` or the exception's type name. All inputs of one audit go in one script:
@@ -38,6 +39,7 @@ from typing import Any
 
 from testjack_tui.authors.base import AuthorContext
 from testjack_tui.worlds.request import STATUS_OK
+from testjack_tui.worlds.task_environment import in_task_environment
 
 PROBE_FILE = "_tj_probe.py"
 MARK = "@@TJ-PROBE@@"
@@ -370,7 +372,9 @@ def run_probe(
                             count if mine else frozenset(), glance if mine else frozenset())
         req = ctx.world_request(world, extra_files=[(PROBE_FILE, code)], test_ids=(),
                                 label=f"offline probe of {ctx.task.id} on {world}")
-        requests.append(dataclasses.replace(req, command=f"python {PROBE_FILE}", max_output=MAX_OUTPUT))
+        # the probe runs with what T0's command sets up (a src/ layout's PYTHONPATH, its interpreter)
+        command = in_task_environment(req.command, req.log_parser, PROBE_FILE)
+        requests.append(dataclasses.replace(req, command=command, max_output=MAX_OUTPUT))
     results = ctx.execute(requests)
     out: dict[str, list[Outcome]] = {}
     for world, res in zip(worlds, results):

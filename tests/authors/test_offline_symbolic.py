@@ -2,8 +2,8 @@
 
 The search script runs for real in a Python process here, on a reference and a trial file side by
 side, as it runs inside a trial's world; one audit of a native run shows a defect that only the
-search reaches (a cap the trial applies from 1000 on, where the reference caps from 300: no
-mutation of T0's small numbers and no generated value comes near it) refuted with the probe on
+search reaches (a cap the trial forgets on three values far above T0's: no mutation of T0's small
+numbers and no generated value comes near them) refuted with the probe on
 and missed with it off.
 """
 
@@ -139,3 +139,60 @@ def test_what_the_script_names_is_read_as_literals_only():
     assert _calls(rows, 1) == [CallArgs(([1, 2],))]
     assert _calls("not a list", 1) == []
     assert json.dumps([c.key for c in _calls([["-5"], ["7"]], 1)]) == '["7", "-5"]'
+
+
+CLAMP_REF = 'def clamp(score: int) -> int:\n    """The score, capped at 300."""\n    return min(score, 300)\n'
+CLAMP_RIGHT = "def clamp(score: int) -> int:\n    return 300 if score > 300 else score\n"
+# wrong on three values only: neither T0's small numbers, their mutations, the values drawn from
+# the type nor the size-scaled inputs of task analysis come near them
+CLAMP_LATE = "def clamp(score: int) -> int:\n    return score if score <= 300 or 611 <= score <= 613 else 300\n"
+
+
+def _audit_clamp(tmp_path, symbolic: bool):
+    from testjack_tui.audit import Audit
+    from testjack_tui.audit.engine import AuditOptions
+    from testjack_tui.formats.importing import import_path
+    from testjack_tui.store import Store
+    from tests.patches import diff
+
+    root = tmp_path / "clamp"
+    task = root / "tasks" / "clamp"
+    (task / "repo").mkdir(parents=True)
+    (root / "trials").mkdir()
+    (task / "repo" / "README").write_text("clamp\n")
+    (task / "prompt.md").write_text("Add `clamp(score)`: the score, capped at 300.\n")
+    (task / "reference.patch").write_text(diff("clampkit.py", "", CLAMP_REF))
+    tests = "from clampkit import clamp\n\n\ndef test_clamp():\n    assert clamp(5) == 5\n    assert clamp(40) == 40\n"
+    (task / "tests.patch").write_text(diff("tests/test_clamp.py", "", tests))
+    (task / "task.toml").write_text(
+        'id = "clamp"\n\n[tests]\ncommand = "python -m pytest -p no:cacheprovider -q --junitxml={junit} {tests}"\n'
+        'fail_to_pass = ["tests/test_clamp.py::test_clamp"]\ntimeout = 60\n')
+    rows = []
+    for tid, source in {"right": CLAMP_RIGHT, "late": CLAMP_LATE}.items():
+        (root / "trials" / f"{tid}.patch").write_text(diff("clampkit.py", "", source))
+        rows.append({"id": tid, "task": "clamp", "model": tid, "patch": f"trials/{tid}.patch", "official": "passed"})
+    (root / "run.toml").write_text('name = "clamp"\n\n[defaults]\nbackend = "local"\n')
+    (root / "trials.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    store = Store(tmp_path / "testjack.db")
+    run_id = import_path(store, root).run_id
+    options = AuditOptions(mode="per-trial", author="offline", workers=2, evidence=False, few_trials="ambiguous",
+                           author_options={"symbolic": symbolic, "symbolic_budget": 20.0})
+    assert Audit(store, run_id, options).execute() == "done"
+    return store, run_id
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("symbolic", [True, False], ids=["on", "off"])
+def test_a_defect_only_the_search_reaches_is_found_with_it_on_and_missed_off(tmp_path, symbolic):
+    from testjack_tui.model import EvidenceKind, Verdict
+
+    store, run_id = _audit_clamp(tmp_path, symbolic)
+    verdicts = {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+    assert verdicts["right"] == Verdict.SOUND
+    found = [e.detail for e in store.list_evidence(run_id, "late") if e.kind == EvidenceKind.SYMBOLIC]
+    if symbolic:
+        assert verdicts["late"] == Verdict.REFUTED
+        # the input, both worlds' answers as the probe saw them, and the search's time
+        assert found and "the reference returns 300; the trial returns" in found[0] and "s of CPU" in found[0]
+    else:
+        assert verdicts["late"] != Verdict.REFUTED and not found

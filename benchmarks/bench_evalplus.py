@@ -461,8 +461,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="also gather evidence (coverage, detectors, mutants); off by default: the author does not use it")
     ap.add_argument("--symbolic", choices=["on", "off"], default="off",
                     help="the offline author's symbolic probe (testjack audit --symbolic; default off)")
-    ap.add_argument("--symbolic-budget", type=float, default=60.0, metavar="SECONDS",
-                    help="its CPU seconds per trial (default 60)")
+    ap.add_argument("--symbolic-budget", type=float, default=30.0, metavar="SECONDS",
+                    help="its CPU seconds per trial (default 30)")
     ap.add_argument("--store", default="", help="keep the stores here, DIR/<corpus>.db (default: a temporary directory)")
     ap.add_argument("--json", default="", help="write every figure, the listed trials and the reports here")
     ap.add_argument("--corpora-root", default=str(CORPORA_ROOT), help=f"where the corpora are (default {CORPORA_ROOT})")

@@ -126,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="offline author: also ask CrossHair (the 'symbolic' extra) for inputs where each trial "
                         "and the reference differ; they join the probe as candidates (default off)")
     p.add_argument("--symbolic-budget", type=_seconds, default=None, metavar="SECONDS",
-                   help="CPU seconds of symbolic search per audited trial (default 60; 20 at most per function)")
+                   help="CPU seconds of symbolic search per audited trial (default 30; 15 at most per function)")
     p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("open", parents=[common, executor], help="open the review console on a run")

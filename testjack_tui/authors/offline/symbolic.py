@@ -36,8 +36,8 @@ from testjack_tui.worlds.request import STATUS_OK
 log = logging.getLogger("testjack.symbolic")
 
 ITERATIONS = 200  # CrossHair paths per function and ordering: the repeatable bound
-FUNCTION_S = 20.0  # wall-clock cap per function (CrossHair's ``timeout``)
-TRIAL_S = 60.0  # default CPU seconds per trial (``--symbolic-budget``)
+FUNCTION_S = 15.0  # wall-clock cap per function (CrossHair's ``timeout``)
+TRIAL_S = 30.0  # default CPU seconds per trial (``--symbolic-budget``)
 MAX_LENGTH = 12  # longest string or collection the search tries: witnesses stay readable
 MAX_INPUTS = 4  # inputs kept per function
 

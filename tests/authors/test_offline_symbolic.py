@@ -65,10 +65,11 @@ def _search(name, types, pre=None, attr=None):
             "reference": REFERENCE_STEM, "trial": TRIAL_STEM}
 
 
-def _run(tmp_path, searches, cpu_s=60.0):
+def _run(tmp_path, searches, cpu_s=120.0):
     (tmp_path / f"{REFERENCE_STEM}.py").write_text(REFERENCE + "\n\ndef crashing(n):\n    return n\n")
     (tmp_path / f"{TRIAL_STEM}.py").write_text(TRIAL)
-    (tmp_path / SYMBOLIC_FILE).write_text(search_script(searches, ITERATIONS, FUNCTION_S, cpu_s))
+    # a generous wall-clock cap: on a busy machine the path limit, not the clock, ends the search
+    (tmp_path / SYMBOLIC_FILE).write_text(search_script(searches, ITERATIONS, 4 * FUNCTION_S, cpu_s))
     done = subprocess.run(f"PYTHONHASHSEED=0 {sys.executable} {SYMBOLIC_FILE}", shell=True, cwd=tmp_path,
                           capture_output=True, text=True, timeout=180)
     return done, parse_lines(done.stdout)

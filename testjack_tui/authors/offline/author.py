@@ -486,8 +486,7 @@ def _helper_findings(ctx: AuthorContext, divergences: dict[str, list[Case]],
             continue
         case = min(found, key=lambda c: (c.call.size, c.call.key))
         ref, mine = case.ref, case.mine
-        theirs = f"raises {mine.type_name}" if mine.raised else f"returns {shorten(mine.repr or mine.type_name, 80)}"
-        ours = f"raises {ref.type_name}" if ref.raised else f"returns {shorten(ref.repr or ref.type_name, 80)}"
+        theirs, ours = _answer(mine), _answer(ref)
         reach = ", ".join(c.name for c in callers.get(name, []))
         out.append(Evidence(
             run_id=ctx.task.run_id, trial_id=ctx.trial.id if ctx.trial else "", kind=EvidenceKind.HELPER,

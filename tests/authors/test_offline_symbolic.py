@@ -35,6 +35,10 @@ def half(n):
     if n < 1:
         raise ValueError("n must be positive")
     return n // 2
+
+
+def flip(s):
+    return s.swapcase()
 '''
 TRIAL = '''
 import os
@@ -50,6 +54,10 @@ def max_element(l):
 
 def half(n):
     return n // 2
+
+
+def flip(s):
+    return "".join(c.lower() if c.isupper() else c.upper() for c in s)
 
 
 def crashing(n):
@@ -92,6 +100,22 @@ def test_the_domain_keeps_the_search_inside_it(tmp_path):
     _read(found, [_search("half", ["int"]), _search("half_anywhere", ["int"])], lines, "ok", 0)
     assert found.inputs["half"] == []
     assert found.inputs["half_anywhere"] and all(c.args[0] < 1 for c in found.inputs["half_anywhere"])
+
+
+@pytest.mark.slow
+def test_strings_keep_to_the_characters_p_and_t0_use(tmp_path):
+    """``swapcase`` and a hand-made flip differ only on characters whose case maps to more than one
+    (``'ῼ'``): such an input tests what P never spoke of, and is dropped when T0's strings never
+    use it."""
+    from testjack_tui.authors.offline.symbolic import _alphabets
+
+    assert _alphabets(["s", "n"], [CallArgs(("Hello", 3)), CallArgs((["ab", "c!"], 1))]) == {"s": "!Habcelo"}
+    search = _search("flip", ["str"])
+    _, lines = _run(tmp_path, [search])
+    anywhere, kept = Found(), Found()
+    _read(anywhere, [search], lines, "ok", 0)
+    _read(kept, [{**search, "alphabets": {"x": "Hello"}}], lines, "ok", 0)
+    assert anywhere.inputs["flip"] and kept.inputs["flip"] == []
 
 
 def test_a_domain_constraint_is_checked_by_the_domain_models_own_code(tmp_path):

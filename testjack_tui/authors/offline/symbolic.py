@@ -80,8 +80,40 @@ def _search_of(ctx: AuthorContext, view: TaskView, target: Target) -> dict:
         "checks": [dict(c.check) for c in ctx.task.domain
                    if c.check.get("function") == attr and c.check.get("op") != "unread"],
     }
+    # the alphabet is checked on what the search returns: as a precondition it multiplies
+    # CrossHair's paths on every symbolic string (one branch per character tried)
     return {"name": target.name, "attr": attr, "params": names, "types": types, "pre": pre,
+            "alphabets": _alphabets(names, seeds),
             "reference": _module(target.path, REFERENCE_STEM), "trial": _module(target.path, TRIAL_STEM)}
+
+
+def _alphabets(names: list[str], seeds: list[CallArgs]) -> dict[str, str]:
+    """Per parameter, the characters of every string P's and T0's calls pass there (inside
+    containers too): an input the search returns keeps to them (``_in_alphabets``), as the generated ones do (``inputs``),
+    since a character no input shows (``'ῼ'``) tests what P never spoke of. A parameter no
+    string is seen at is left open."""
+    out: dict[str, str] = {}
+    for i, name in enumerate(names):
+        chars = {ch for s in seeds if len(s.args) > i for text in _strings_in(s.args[i]) for ch in text}
+        if chars:
+            out[name] = "".join(sorted(chars))
+    return out
+
+
+def _strings_in(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _strings_in(v)]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in (*_strings_in(k), *_strings_in(v))]
+    return []
+
+
+def _in_alphabets(call: CallArgs, names: list[str], alphabets: dict[str, str]) -> bool:
+    """Whether every string of the call uses only characters its parameter's seeds use."""
+    return all(set(text) <= set(alphabets[name]) for name, value in zip(names, call.args)
+               if name in alphabets for text in _strings_in(value))
 
 
 def _files(ctx: AuthorContext, targets: list[Target]) -> list[tuple[str, str]]:
@@ -151,7 +183,8 @@ def _read(found: Found, searches: list[dict], lines: list[dict], status: str, ex
         if entry.get("status") != "ok":
             _note(found, f"symbolic search of {name} {entry.get('status')}: {str(entry.get('why', ''))[:300]}")
             continue
-        found.inputs[name] = _calls(entry.get("inputs"), len(s["params"]))
+        found.inputs[name] = [c for c in _calls(entry.get("inputs"), len(s["params"]))
+                              if _in_alphabets(c, s["params"], s.get("alphabets", {}))]
 
 
 def _calls(rows: object, arity: int) -> list[CallArgs]:

@@ -5,9 +5,8 @@ the trial's copies of each function's file written beside the original under neu
 (``_tj_sym_reference.py``, ``_tj_sym_trial.py``), since CrossHair runs both functions in one
 process. For each function it wraps both in a function with the parameter types of
 ``symbolic_types`` and a precondition (the task's input domain: the integer floor and bounds P
-states, the length it asks, and every constraint of the domain model, checked by the very code
-of ``domain/checks.py``, whose source the script carries); an input outside them is discarded by
-CrossHair (``IgnoreAttempt``) before either function runs.
+states, the length it asks, and every constraint of the domain model, checked by the very code of ``domain/checks.py``, whose source the script carries);
+an input outside them is discarded by CrossHair (``IgnoreAttempt``) before either function runs.
 
 Bounded three ways: CrossHair's own iteration limit (``max_iterations``, which keeps the search
 repeatable: its random choices come from a fixed seed of its own), a wall-clock cap per function

@@ -97,14 +97,15 @@ def testjack(store: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
 
 
-def audit(store: Path, run_id: str, mode: str, workers: int, evidence: bool, few_trials: str | None = None) -> int:
+def audit(store: Path, run_id: str, mode: str, workers: int, evidence: bool, few_trials: str | None = None,
+          author_options: dict[str, Any] | None = None) -> int:
     """The audit through the engine's API (the CLI has no switch for evidence); returns executions run."""
     from testjack_tui.store import Store
     from testjack_tui.audit.engine import Audit, AuditOptions
 
     engine = Audit(Store(store), run_id,
                    AuditOptions(mode=mode, author="offline", workers=workers, evidence=evidence,
-                                few_trials=few_trials))
+                                few_trials=few_trials, author_options=dict(author_options or {})))
     status = engine.execute()
     if status != "done":
         raise SystemExit(f"audit of {run_id} ended {status}")
@@ -119,6 +120,8 @@ def run_half(corpus: str, half: str, opts: argparse.Namespace, store: Path, tmp:
         name += "-t" + ".".join(str(n) for n in sorted(opts.task_numbers))
     if opts.limit_per_task is not None:
         name += f"-k{opts.limit_per_task}"
+    if opts.symbolic == "on":
+        name += "-symbolic"
     piece = write_slice(source, tmp / name, half=half, tasks=opts.task_numbers, limit_per_task=opts.limit_per_task,
                         corpus=CORPORA[corpus])
     if not piece.tasks:
@@ -131,15 +134,39 @@ def run_half(corpus: str, half: str, opts: argparse.Namespace, store: Path, tmp:
         raise SystemExit(f"import of {name} failed:\n{imported.stdout}\n{imported.stderr}")
     run_id = imported.stdout.strip().splitlines()[-1].strip()
     started = time.monotonic()
-    executions = audit(store, run_id, mode, int(opts.workers), opts.evidence, opts.few_trials)
+    symbolic = {"symbolic": True, "symbolic_budget": opts.symbolic_budget} if opts.symbolic == "on" else {}
+    executions = audit(store, run_id, mode, int(opts.workers), opts.evidence, opts.few_trials, symbolic)
     wall = time.monotonic() - started
     reported = testjack(store, "report", run_id, "--format", "json")
     if reported.returncode != 0:
         raise SystemExit(f"report of {name} failed:\n{reported.stdout[-3000:]}\n{reported.stderr[-3000:]}")
     report = json.loads(reported.stdout[reported.stdout.index("{"):])
     print(f"[{corpus} {half}] done in {wall:.0f} s, {executions} executions", file=sys.stderr, flush=True)
+    cost = symbolic_cost(store, run_id) if opts.symbolic == "on" else None
+    if cost:
+        print(f"[{corpus} {half}] symbolic search: {cost}", file=sys.stderr, flush=True)
     return {"run": run_id, "name": name, "mode": mode, "tasks": piece.tasks, "executions": executions,
-            "wall_s": round(wall, 1), "report": report}
+            "wall_s": round(wall, 1), "report": report, "symbolic": cost}
+
+
+def symbolic_cost(store: Path, run_id: str) -> dict[str, Any]:
+    """The symbolic searches' cost per trial, read from the execution cache: CPU seconds the
+    script counted over its functions, and the execution's wall time (CrossHair's start included)."""
+    from statistics import median
+
+    from testjack_tui.authors.offline.symbolic_script import parse_lines
+    from testjack_tui.store import Store
+
+    cpu, wall = [], []
+    for result in Store(store).list_executions(run_id).values():
+        lines = parse_lines(result.get("stdout") or "")
+        if lines:
+            cpu.append(sum(float(e.get("seconds") or 0.0) for e in lines))
+            wall.append(float(result.get("duration") or 0.0))
+    if not cpu:
+        return {"searches": 0}
+    return {"searches": len(cpu), "cpu_median_s": round(median(cpu), 2), "cpu_max_s": round(max(cpu), 2),
+            "wall_median_s": round(median(wall), 2), "wall_max_s": round(max(wall), 2)}
 
 
 def measure(corpus: str, report: dict[str, Any], labels: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -432,6 +459,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                          "with --store, a finished slice is re-scored under it without re-auditing")
     ap.add_argument("--evidence", action="store_true",
                     help="also gather evidence (coverage, detectors, mutants); off by default: the author does not use it")
+    ap.add_argument("--symbolic", choices=["on", "off"], default="off",
+                    help="the offline author's symbolic probe (testjack audit --symbolic; default off)")
+    ap.add_argument("--symbolic-budget", type=float, default=30.0, metavar="SECONDS",
+                    help="its CPU seconds per trial (default 30)")
     ap.add_argument("--store", default="", help="keep the stores here, DIR/<corpus>.db (default: a temporary directory)")
     ap.add_argument("--json", default="", help="write every figure, the listed trials and the reports here")
     ap.add_argument("--corpora-root", default=str(CORPORA_ROOT), help=f"where the corpora are (default {CORPORA_ROOT})")

@@ -75,6 +75,7 @@ class EvidenceKind(StrEnum):
     MUTANT = "mutant"
     SLOW = "slow"  # the trial gives the reference's answer far more slowly (never a refutation)
     HELPER = "helper"  # a private helper answers otherwise than the reference's (never a refutation)
+    SYMBOLIC = "symbolic"  # an input the symbolic search proposed, with both answers (never a refutation)
 
 
 class Backend(StrEnum):

@@ -163,6 +163,15 @@ def test_a_bad_llm_budget_is_refused_before_any_call(tmp_path: Path) -> None:
     assert Store(tmp_path / "s.db").summary("mini").executions == 0
 
 
+def test_the_symbolic_probe_is_refused_where_it_cannot_work(tmp_path: Path) -> None:
+    for args, text in [(("--author", "none", "--symbolic", "on"), "use it with --author offline"),
+                       (("--symbolic-budget", "30"), "use it with --symbolic on"),
+                       (("--mode", "task-analysis", "--symbolic", "on"), "task analysis audits none")]:
+        proc = run_cli("audit", str(MINI), *args, "--store", str(tmp_path / "s.db"))
+        assert proc.returncode == 2 and text in proc.stderr, (args, proc.stderr)
+        assert Store(tmp_path / "s.db").summary("mini").executions == 0
+
+
 def test_harbor_tasks_without_an_engine_exit_3_naming_the_tasks_whatever_the_backend(tmp_path: Path) -> None:
     harbor = ROOT / "tests" / "fixtures" / "harbor_docker"
     proc = run_cli("audit", str(harbor), "--backend", "local", "--author", "none", "--store", str(tmp_path / "s.db"),

@@ -67,6 +67,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             raise CliError("--budget limits the LLM author; use it with --author llm")
         options.author_options["budget"] = _budget(args.budget)
     options.author_options.update(given)
+    options.author_options.update(_symbolic(args))
     try:
         audit = Audit(store, run_id, options)
     except BadLLMOption as exc:  # a value the user gave, not a missing endpoint
@@ -114,6 +115,27 @@ def _ray_address(args: argparse.Namespace) -> str | None:
 # What Ray itself takes as a cluster's address: its head's host:port (with ray:// for Ray Client),
 # or "auto" on a node; anything else fails deep inside ray.init with Ray's own words.
 _RAY_ADDRESS = re.compile(r"auto|(ray://)?[A-Za-z0-9._\-\[\]:]+:\d{1,5}")
+
+
+def _symbolic(args: argparse.Namespace) -> dict[str, object]:
+    """--symbolic on and --symbolic-budget as the offline author's options; refused where they cannot work."""
+    if args.symbolic != "on":
+        if args.symbolic_budget is not None:
+            raise CliError("--symbolic-budget limits the symbolic probe; use it with --symbolic on")
+        return {}
+    if args.author != "offline":
+        raise CliError("--symbolic on is a probe of the offline author; use it with --author offline")
+    if args.mode == "task-analysis":
+        raise CliError("--symbolic on searches each audited trial; task analysis audits none")
+    import importlib.util
+
+    if importlib.util.find_spec("crosshair") is None:
+        raise CliError("--symbolic on needs CrossHair: pip install 'testjack[symbolic]' (crosshair-tool)",
+                       EXIT_ENVIRONMENT)
+    out: dict[str, object] = {"symbolic": True}
+    if args.symbolic_budget is not None:
+        out["symbolic_budget"] = args.symbolic_budget
+    return out
 
 
 def _budget(items: list[str]) -> dict[str, float]:

@@ -122,6 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", action="append", metavar="KEY=VALUE",
                    help="LLM author budget, repeatable: run_tokens, run_usd, trial_tokens, trial_usd "
                         "(default $TESTJACK_LLM_BUDGET); no call starts that could exceed it")
+    p.add_argument("--symbolic", choices=["on", "off"], default="off",
+                   help="offline author: also ask CrossHair (the 'symbolic' extra) for inputs where each trial "
+                        "and the reference differ; they join the probe as candidates (default off)")
+    p.add_argument("--symbolic-budget", type=_seconds, default=None, metavar="SECONDS",
+                   help="CPU seconds of symbolic search per audited trial (default 30; 15 at most per function)")
     p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("open", parents=[common, executor], help="open the review console on a run")

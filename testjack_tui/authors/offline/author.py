@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from testjack_tui.authors.base import AuthorContext, AuthorFailed, Candidate
-from testjack_tui.authors.offline import amplify
+from testjack_tui.authors.offline import amplify, symbolic
 from testjack_tui.authors.offline.cases import Case, Plan, imports_of, probe
 from testjack_tui.authors.offline.boundary import on_boundary
 from testjack_tui.authors.offline.bounds import Domain, below_floor, empty_input, frontier_args, seed_floors
@@ -57,8 +57,11 @@ class OfflineAuthor:
     kind = AuthorKind.OFFLINE
 
     def __init__(self, seed: int = 0, per_function: int = 3, budget: int = 120, generate: int = 30,
-                 amplify: bool = True, **_ignored: Any):
+                 amplify: bool = True, symbolic: bool = False, symbolic_budget: float = symbolic.TRIAL_S,
+                 **_ignored: Any):
         self.seed = seed
+        self.symbolic = symbolic  # ask CrossHair for inputs where the trial differs (``symbolic``)
+        self.symbolic_budget = symbolic_budget  # its CPU seconds per trial
         self.per_function = per_function
         self.budget = budget
         self.generate = generate
@@ -234,8 +237,11 @@ class OfflineAuthor:
         targets, helpers, callers = _probed_targets(ctx, view)
         if not targets:
             return []
-        plans = [p for p in (self._trial_plan(ctx, view, t) for t in targets) if p is not None]
+        found = self._searched(ctx, view, [t for t in targets if t not in helpers])
+        plans = [p for p in (self._trial_plan(ctx, view, t, found.inputs.get(t.name, [])) for t in targets)
+                 if p is not None]
         probe(ctx, ["reference", "model"], plans, view)
+        ctx.findings += _symbolic_findings(ctx, plans, found)
         for plan in plans:
             paths = plan.stated_paths()
             for case in plan.cases:
@@ -263,8 +269,15 @@ class OfflineAuthor:
                                                plan.target, RequirementKind.IMPLICIT))
         return out + timing
 
-    def _trial_plan(self, ctx: AuthorContext, view: TaskView, target: Target) -> Plan | None:
-        """The inputs a trial audit probes one function on."""
+    def _searched(self, ctx: AuthorContext, view: TaskView, targets: list[Target]) -> symbolic.Found:
+        """The symbolic search's candidate inputs (none when it is off: ``--symbolic``)."""
+        if not self.symbolic or self.symbolic_budget <= 0:
+            return symbolic.Found()
+        return symbolic.search(ctx, view, targets, self.symbolic_budget)
+
+    def _trial_plan(self, ctx: AuthorContext, view: TaskView, target: Target,
+                    found: list[CallArgs] = ()) -> Plan | None:
+        """The inputs a trial audit probes one function on (``found``: the symbolic search's)."""
         access = view.access(target)
         if access is None:
             return None  # a method on an object no test shows how to build
@@ -277,7 +290,7 @@ class OfflineAuthor:
         seeds = stated_seeds + witness_calls(ctx, target.name)
         number = seed_number(ctx.task.id, ctx.trial.id, self.seed, target.name)
         calls = plan_inputs(target, seeds, domain, number, self.budget, self.generate,
-                            keep=lambda c, name=target.name: admits(ctx.task.domain, name, c))
+                            keep=lambda c, name=target.name: admits(ctx.task.domain, name, c), found=list(found))
         return Plan(target, access, floors, [
             Case(c, stated=c.key in stated_keys, frontier=c.key not in stated_keys and below_floor(c, floors))
             for c in calls])
@@ -478,8 +491,7 @@ def _helper_findings(ctx: AuthorContext, divergences: dict[str, list[Case]],
             continue
         case = min(found, key=lambda c: (c.call.size, c.call.key))
         ref, mine = case.ref, case.mine
-        theirs = f"raises {mine.type_name}" if mine.raised else f"returns {shorten(mine.repr or mine.type_name, 80)}"
-        ours = f"raises {ref.type_name}" if ref.raised else f"returns {shorten(ref.repr or ref.type_name, 80)}"
+        theirs, ours = _answer(mine), _answer(ref)
         reach = ", ".join(c.name for c in callers.get(name, []))
         out.append(Evidence(
             run_id=ctx.task.run_id, trial_id=ctx.trial.id if ctx.trial else "", kind=EvidenceKind.HELPER,
@@ -488,6 +500,37 @@ def _helper_findings(ctx: AuthorContext, divergences: dict[str, list[Case]],
             detector="probe",
         ))
     return out
+
+
+def _symbolic_findings(ctx: AuthorContext, plans: list[Plan], found: symbolic.Found) -> list[Evidence]:
+    """A ``symbolic`` finding per input the search proposed and the probe ran (the input, both
+    worlds' answers as the probe saw them, the search's CPU time), and one per search that crashed
+    or hung. Evidence only: an input refutes, if ever, as a witness of the probe's, like any other."""
+    out = []
+    trial_id = ctx.trial.id if ctx.trial else ""
+    for plan in plans:
+        proposed = {c.key for c in found.inputs.get(plan.name, [])}
+        for case in plan.cases:
+            if case.call.key not in proposed or case.ref is None or case.mine is None:
+                continue
+            out.append(Evidence(
+                run_id=ctx.task.run_id, trial_id=trial_id, kind=EvidenceKind.SYMBOLIC, detector="crosshair",
+                detail=(f"{plan.target.attr}({shorten(case.call.source(), 200)}): the reference {_answer(case.ref)}; "
+                        f"the trial {_answer(case.mine)} (proposed by the symbolic search in "
+                        f"{found.seconds.get(plan.name, 0.0):.1f} s of CPU; a candidate input, never a refutation by itself)"),
+            ))
+    out += [Evidence(run_id=ctx.task.run_id, trial_id=trial_id, kind=EvidenceKind.SYMBOLIC, detector="crosshair",
+                     detail=line) for line in found.log if any(f" {name} " in line for name in found.trouble)]
+    return out
+
+
+def _answer(outcome: Outcome) -> str:
+    """One world's answer in a finding: ``returns 3``, ``raises ValueError``, ``gives no answer in time``."""
+    if outcome.raised:
+        return f"raises {outcome.type_name}"
+    if outcome.returned:
+        return f"returns {shorten(outcome.repr or outcome.type_name, 80)}"
+    return "gives no answer in time" if outcome.status == "timeout" else f"gives no answer ({outcome.status})"
 
 
 def _drop_ties(ctx: AuthorContext, plans: list[Plan], found: dict[str, list[Case]]) -> None:

@@ -140,8 +140,10 @@ def plan_inputs(
     budget: int = 120,
     generate: int = 30,
     keep: "typing.Callable[[CallArgs], bool] | None" = None,
+    found: "list[CallArgs] | None" = None,
 ) -> list[CallArgs]:
-    """Seeds, then their mutations, then generated calls: unique, literal, in P's domain, at most ``budget``.
+    """Seeds, then ``found`` (the symbolic search's inputs), then the seeds' mutations, then
+    generated calls: unique, literal, in P's domain, at most ``budget``.
 
     What P says about numbers (``positive``) always holds. The range of P's and T0's integers
     holds inside collections; a top-level integer argument may go below it (to 0, 1, -1, -n),
@@ -167,7 +169,7 @@ def plan_inputs(
         ) and stated.admits_call(call, names) and (keep is None or keep(call)):
             out[call.key] = call
 
-    for s in seeds:
+    for s in [*seeds, *(found or ())]:
         add(s)
     mutated = sorted({m.key: m for s in seeds for m in mutations(s, any_type)}.values(), key=lambda c: (c.size, c.key))
     # small first: they make short witnesses; but a share of the slots goes to the largest

@@ -79,7 +79,8 @@ def _variants(call: CallArgs, paths: list[Path]) -> list[CallArgs]:
 def on_boundary(ctx: AuthorContext, calls: list[tuple[str, str, CallArgs]], imports: dict[str, list[str]]) -> set[int]:
     """Indices of ``calls`` ((import group, callee expression, call)) that sit on a boundary.
 
-    Inputs with no float, and those past ``MAX_CHECKED``, are never reported.
+    Inputs with no float, and those past ``MAX_CHECKED``, are never reported; an input whose check
+    gives no answer that can be compared is reported (not cleared is not off the boundary).
     """
     cases: list[tuple[str, str]] = []
     groups: list[tuple[int, int, int]] = []  # (call index, first case, last case + 1)
@@ -98,7 +99,9 @@ def on_boundary(ctx: AuthorContext, calls: list[tuple[str, str, CallArgs]], impo
     found: set[int] = set()
     for index, first, end in groups:
         plain = outcomes[first]
-        # only a plain "yes" counts: a missing or unreadable answer proves nothing
-        if any(diverges(plain, moved) for moved in outcomes[first + 1 : end]):
+        # a "yes" puts the input on a boundary, and so does an answer that cannot be told (a call
+        # cut off on a busy machine, a result that does not read back): the check did not clear
+        # the input, and a witness on an unchecked tie refutes a correct trial
+        if any(diverges(plain, moved) is not False for moved in outcomes[first + 1 : end]):
             found.add(index)
     return found

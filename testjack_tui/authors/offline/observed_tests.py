@@ -84,17 +84,27 @@ def _asserts(fn: ast.AST) -> list[ast.stmt]:
     return [n for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.stmt) and kind_of(n) is not None]
 
 
-class _Observe(ast.NodeTransformer):
+class _Checks(ast.NodeTransformer):
+    """Visits each check of a test: every ``assert``, and the statements ``order`` numbers (calls
+    such as unittest's ``assertEqual``), each rewritten by ``_rewrite``."""
+
+    order: dict[int, int]
+
+    def visit_Assert(self, node: ast.Assert) -> ast.stmt:
+        return self._rewrite(node)
+
+    def visit_Expr(self, node: ast.Expr) -> ast.stmt:
+        return self._rewrite(node) if id(node) in self.order else node
+
+    def _rewrite(self, node: ast.stmt) -> ast.stmt:
+        raise NotImplementedError
+
+
+class _Observe(_Checks):
     def __init__(self, v: int, order: dict[int, int]):
         self.v, self.order = v, order
 
-    def visit_Assert(self, node: ast.Assert) -> ast.stmt:
-        return self._observed(node)
-
-    def visit_Expr(self, node: ast.Expr) -> ast.stmt:
-        return self._observed(node) if id(node) in self.order else node
-
-    def _observed(self, node: ast.stmt) -> ast.stmt:
+    def _rewrite(self, node: ast.stmt) -> ast.stmt:
         _, seen = kind_of(node)
         call = ast.Call(ast.Name("_tj_seen", ast.Load()),
                         [ast.Constant(self.v), ast.Constant(self.order[id(node)]),
@@ -180,20 +190,14 @@ class Rendered:
     imports: tuple[str, ...]  # import lines the expectation needs (``from module import Exception``)
 
 
-class _Assert(ast.NodeTransformer):
+class _Assert(_Checks):
     """Each observed assert rewritten with the reference's value; one without an agreed literal value
     is only evaluated."""
 
     def __init__(self, values: dict[int, list[tuple]], order: dict[int, int]):
         self.values, self.order, self.asserted = values, order, 0
 
-    def visit_Assert(self, node: ast.Assert) -> ast.stmt:
-        return self._written(node)
-
-    def visit_Expr(self, node: ast.Expr) -> ast.stmt:
-        return self._written(node) if id(node) in self.order else node
-
-    def _written(self, node: ast.stmt) -> ast.stmt:
+    def _rewrite(self, node: ast.stmt) -> ast.stmt:
         kind, seen = kind_of(node)
         got = {tuple(x) for x in self.values.get(self.order[id(node)], [])}
         if len(got) == 1:

@@ -8,11 +8,16 @@ on top when they arrive. From the push of any modal screen until it is mounted, 
 every key; then it replays them, in order, into the dialog as if they were typed there. A dialog
 that names a ``TYPEAHEAD`` field (the reason of a ruling or an override) gets the focus there
 first, so a reason typed at once lands in it.
+
+A busy app can mount the dialog before every key typed behind it has come back up: a key first
+sent to the screen behind, and back at the app only once the dialog is on top and its held keys
+replayed, is a straggler. It goes into the dialog too, as if typed there, after the held ones.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from textual import events
@@ -22,6 +27,9 @@ from textual.widgets import Input
 # How long a dialog may take to mount before the held keys are let go anyway (to the screen on
 # top then): a dialog that never mounts must not swallow the keyboard.
 MOUNT_TIMEOUT = 10.0
+# Keys remembered with the screen they were first sent to, to recognise stragglers; a key some
+# widget handles never comes back, so only the latest are kept.
+REMEMBERED_KEYS = 64
 
 
 @dataclass
@@ -36,6 +44,9 @@ class DialogTypeahead:
     """An App mixin: ``push_screen`` of a modal screen holds the keys until it is mounted."""
 
     held: HeldKeys | None = None
+    # id of a key event -> (the event, the screen on top when it was typed); the event is kept
+    # so that a reused id never matches another key
+    typed_on: OrderedDict[int, tuple[events.Key, Screen]] | None = None
 
     def push_screen(self, screen, *args, **kwargs):  # type: ignore[no-untyped-def]
         pushed = super().push_screen(screen, *args, **kwargs)  # type: ignore[misc]
@@ -52,7 +63,42 @@ class DialogTypeahead:
             self.held.keys.append((event.key, event.character))
             event.stop()
             return
+        if isinstance(event, events.Key) and self._straggler(event):
+            event.stop()
+            await self._type_into_dialog(event.key, event.character)
+            return
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self._remember(event)
         await super().on_event(event)  # type: ignore[misc]
+
+    def _remember(self, event: events.Key) -> None:
+        if self.typed_on is None:
+            self.typed_on = OrderedDict()
+        self.typed_on[id(event)] = (event, self.screen)  # type: ignore[attr-defined]
+        while len(self.typed_on) > REMEMBERED_KEYS:
+            self.typed_on.popitem(last=False)
+
+    def _straggler(self, event: events.Key) -> bool:
+        """A key back at the app from a screen a dialog has since covered (see the module)."""
+        if not event.is_forwarded or not self.typed_on:
+            return False
+        typed, screen = self.typed_on.pop(id(event), (None, None))
+        top = self.screen  # type: ignore[attr-defined]
+        return typed is event and screen is not top and isinstance(top, ModalScreen)
+
+    async def _type_into_dialog(self, key: str, character: str | None) -> None:
+        """``key`` as if typed in the dialog on top now (a character into its focused field)."""
+        dialog = self.screen  # type: ignore[attr-defined]
+        target = _typeahead_field(dialog)
+        if target is not None and self.focused is not target:  # type: ignore[attr-defined]
+            dialog.set_focus(target)  # typed before the dialog showed: typed ahead, as held keys are
+        focused = self.focused  # type: ignore[attr-defined]
+        if isinstance(focused, Input) and character and character.isprintable():
+            focused.insert_text_at_cursor(character)
+            return
+        typed = events.Key(key, character)
+        typed.set_sender(self)  # type: ignore[arg-type]
+        await self.on_event(typed)
 
     async def _replay_when_mounted(self, dialog: Screen, mounted) -> None:  # type: ignore[no-untyped-def]
         try:

@@ -7,6 +7,8 @@ waiting for the console to draw (``pilot.press`` waits for it after each key, wh
 
 from __future__ import annotations
 
+import asyncio
+
 from textual import events
 from textual.widgets import Input, Select
 
@@ -71,3 +73,27 @@ async def test_keys_typed_at_once_after_undo_land_in_its_reason(demo_store):
         assert isinstance(app.screen, ReasonForm)
         assert app.screen.query_one("#reason", Input).value == "mistake"
         assert Store(demo_store).get_trial("demo", "c1").reviewed is False
+
+
+async def test_keys_still_on_their_way_from_the_trial_when_the_dialog_is_up_land_in_it(demo_store):
+    """A busy console: the trial screen has not handled the keys typed after ``o`` when the dialog
+    is already mounted. They come back up to the app late, and still go into the dialog's reason."""
+    app = TestJackApp(demo_store, run_id="demo")
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await open_trial(pilot, "c1")
+        busy = app.focused
+        released = asyncio.Event()
+        busy.call_next(released.wait)  # the widget the keys go to is busy until released
+        await pilot.pause()
+        type_fast(app, *"mx late")
+        await pilot.pause()
+        screen.action_override()  # o, resolved before the keys behind it
+        await settle(pilot)
+        assert isinstance(app.screen, OverrideForm)
+        released.set()
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, OverrideForm)
+        assert dialog.query_one("#reason", Input).value == "mx late"
+        assert Store(demo_store).get_trial("demo", "c1").reviewed is False  # m never reached the trial
+        assert not screen.reruns  # nor x

@@ -25,18 +25,33 @@ SAMPLES = [
 
 def _audit(folder):
     store, run_id = audit_humaneval(folder, [PROBLEM], SAMPLES, "per-trial")
-    return {k: v.verdict for k, v in store.list_verdicts(run_id).items()}
+    return {k: v.verdict for k, v in store.list_verdicts(run_id).items()}, _why(store, run_id)
+
+
+def _why(store, run_id) -> str:
+    """What refuted each refuted trial: the witness's code and its outcome per world (shown when an
+    assertion fails, so a failure on another machine names its cause)."""
+    lines = []
+    for trial, record in store.list_verdicts(run_id).items():
+        if record.verdict != Verdict.REFUTED:
+            continue
+        lines.append(f"{trial}: {record.rule}")
+        for witness in store.list_witnesses(run_id):
+            if witness.id in record.witnesses:
+                outcomes = {w: str(r.outcome) for w, r in store.witness_results(witness.id).items()}
+                lines += [f"  {witness.id} {witness.origin} {outcomes}", witness.code]
+    return "\n".join(lines)
 
 
 def test_without_the_check_a_tie_refutes_correct_trials(tmp_path, monkeypatch):
     monkeypatch.setattr(boundary, "MAX_CHECKED", 0)
-    verdicts = _audit(tmp_path)
-    assert Verdict.REFUTED in (verdicts["last-tie"], verdicts["first-tie"])
+    verdicts, why = _audit(tmp_path)
+    assert Verdict.REFUTED in (verdicts["last-tie"], verdicts["first-tie"]), why
 
 
 def test_no_witness_on_a_tie_and_the_real_defect_is_still_refuted(tmp_path):
-    verdicts = _audit(tmp_path)
-    assert verdicts["adjacent"] == Verdict.REFUTED
-    assert verdicts["last-tie"] == verdicts["first-tie"] == Verdict.SOUND
-    assert verdicts["ref-a"] == verdicts["ref-b"] == Verdict.SOUND
+    verdicts, why = _audit(tmp_path)
+    assert verdicts["adjacent"] == Verdict.REFUTED, why
+    assert verdicts["last-tie"] == verdicts["first-tie"] == Verdict.SOUND, why
+    assert verdicts["ref-a"] == verdicts["ref-b"] == Verdict.SOUND, why
 

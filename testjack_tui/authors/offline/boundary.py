@@ -8,9 +8,11 @@ the same hair for every value of the input, so that ties among small and large v
 alike) changes the reference's answer in a way a witness would tell apart: two pairs at the
 same distance, one of them pushed apart, give the other pair. Away from a boundary the three
 answers are equal up to the nudge. A tie among three or more (several pairs at distance zero)
-survives any one nudge, so the check also moves every float at once, by a different random hair
-each, a few times over: at a tie of any width some draw picks another winner. Only floats are nudged: an integer or a string has no
-"hair" to move by. Every check for one author step goes into one probe of the reference world.
+survives any one nudge, so the check also moves every float at once: spread by the square of its
+place in the input (counted from the front, then from the back), so that equal values grow apart
+at different rates and a pair of one group comes closer than every pair of another; then by a
+different random hair each, a few times over. Only floats are nudged: an integer or a string has
+no "hair" to move by. Every check for one author step goes into one probe of the reference world.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ NUDGE = 1e-12  # of the input's largest float; witnesses compare floats at 1e-6
 MAX_LEAVES = 8  # float values nudged per input
 MAX_CHECKED = 40  # inputs checked per step (the smallest first: those are the ones kept)
 DRAWS = 8  # joint random nudges per input
+MAX_SPREAD = 100  # places past this spread alike (a move of at most 1e4 hairs, far inside 1e-6)
 
 Path = tuple[int, ...]
 
@@ -63,10 +66,17 @@ def _at(call: CallArgs, path: Path) -> float:
 
 
 def _variants(call: CallArgs, paths: list[Path]) -> list[CallArgs]:
-    """Each float a hair up and a hair down, then every float at once by random hairs (seeded by
-    the input, so the check is the same on every run)."""
+    """Each float a hair up and a hair down, every float at once spread by its place (from the
+    front, from the back), then every float at once by random hairs (seeded by the input, so the
+    check is the same on every run)."""
     hair = NUDGE * max([1.0, *(abs(_at(call, p)) for p in paths)])
     out = [nudged(call, p, sign * hair) for p in paths[:MAX_LEAVES] for sign in (1, -1)]
+    places = [min(k, MAX_SPREAD) for k in range(len(paths))]
+    for order in (places, places[::-1]):
+        spread = call
+        for p, place in zip(paths, order):
+            spread = nudged(spread, p, place * place * hair)
+        out.append(spread)
     rng = random.Random(call.key)
     for _ in range(DRAWS):
         moved = call

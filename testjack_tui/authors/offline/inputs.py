@@ -10,7 +10,11 @@ parameters' annotations with hypothesis strategies.
 Determinism: hypothesis is used only to *generate* values. ``draw`` runs a ``@given`` function
 with ``@seed(n)`` (n derived from the task and trial ids), no example database and the generate
 phase only, so the same task, trial and seed give the same inputs; ``random.Random`` seeded the
-same way orders nothing here (mutations are enumerated, not sampled).
+same way orders nothing here (mutations are enumerated, not sampled). Hypothesis also mixes in
+constants it reads from the source of every "local" module loaded in the process (not the
+standard library, not site-packages): which modules those are depends on what the process
+imported before (the CLI, the console, a test run) and on whether TestJack is installed editable,
+so ``draw`` has hypothesis draw constants from its built-in set only (``seeded_provider``).
 """
 
 from __future__ import annotations
@@ -92,9 +96,12 @@ def _type_of(value: Any) -> Any:
 
 
 def draw(strategy, count: int, seed: int) -> list[Any]:
-    """``count`` values from ``strategy``, the same ones for the same ``seed``."""
+    """``count`` values from ``strategy``, the same ones for the same ``seed`` in any process."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
+
+    from testjack_tui.authors.offline.seeded_provider import install
+    install()
 
     drawn: list[Any] = []
 

@@ -9,7 +9,9 @@ with its capture off; SymPy's and Django's runners as for any witness file, ``wi
 reference ``REFERENCE_RUNS`` times, the null world once. An observation the reference runs do not
 agree on is dropped. A variant becomes a candidate when the reference finished it alike in every
 run and it still asserts something; those the null world answers otherwise (they exercise the
-change) come first, ``WITNESSES`` at most. Each candidate is the source file with its other tests
+change) come first, ``WITNESSES`` at most. A variant of a type P states for an argument (a path
+object where P says ``os.PathLike``) that the reference answers with an exception is dropped: P
+says the input is accepted, so the exception is nothing a trial can be held to. Each candidate is the source file with its other tests
 taken out and the variant in place of its test; the engine certifies it as any witness.
 """
 
@@ -26,8 +28,9 @@ from pathlib import PurePosixPath
 from testjack_tui.authors.base import AuthorContext, Candidate
 from testjack_tui.authors.offline.observed_tests import Rendered, Seen, agreed, helpers, observing, read, render
 from testjack_tui.authors.offline.patch_tests import GradedName, graded_name
-from testjack_tui.authors.offline.test_variants import Variant, variants_of
-from testjack_tui.model import RequirementKind
+from testjack_tui.authors.offline.test_variants import PathParam, Variant, variants_of
+from testjack_tui.domain.checks import admits_path
+from testjack_tui.model import Constraint, RequirementKind
 from testjack_tui.pysource.signatures import test_files
 from testjack_tui.worlds.harness_parsers import base_parser, is_harness_parser
 from testjack_tui.worlds.placement import witness_folder
@@ -59,10 +62,11 @@ def amplified_candidates(ctx: AuthorContext) -> list[Candidate]:
         return []
     folder = witness_folder(task.snapshot, task.test_patch, task.reference_patch, task.tests.graded)
     sources = _sources(ctx, folder)
+    paths = path_params(task.domain)
     planned: list[tuple[Source, Variant]] = []
     for source in sources:
         room = VARIANTS - len(planned)
-        planned += [(source, v) for v in variants_of(source.fn, min(PER_TEST, room))]
+        planned += [(source, v) for v in variants_of(source.fn, min(PER_TEST, room), paths)]
         if len(planned) >= VARIANTS:
             break
     if not planned:
@@ -70,6 +74,16 @@ def amplified_candidates(ctx: AuthorContext) -> list[Candidate]:
     runs, null = _observe(ctx, folder, planned)
     stable = agreed(runs)
     return _chosen(ctx, planned, stable, null)
+
+
+def path_params(domain: list[Constraint]) -> tuple[PathParam, ...]:
+    """The parameters P says take a path object (a ``types`` constraint it states naming ``os.PathLike``)."""
+    out = []
+    for c in domain:
+        check = c.check
+        if c.stated and admits_path(check) and check.get("param") in check.get("signature", []):
+            out.append(PathParam(str(check.get("function", "")), check["signature"].index(check["param"]), check["param"]))
+    return tuple(dict.fromkeys(out))
 
 
 def _sources(ctx: AuthorContext, folder: str) -> list[Source]:
@@ -143,8 +157,8 @@ def _module(tree: ast.Module, fns: list[tuple[str, ast.FunctionDef]], extra: lis
             module.body.append(fn)
     at = next((i for i, n in enumerate(module.body) if not _header(n)), len(module.body))
     # pytest only where the test says ``pytest.`` (raises, approx): a Django or SymPy environment may lack it
-    said = any("pytest." in ast.unparse(fn) for _, fn in fns)
-    module.body[at:at] = [*(ast.parse("import pytest").body if said else []), *extra]
+    said = [m for m in ("pytest", "pathlib") if any(f"{m}." in ast.unparse(fn) for _, fn in fns)]
+    module.body[at:at] = [*(ast.parse(f"import {m}").body[0] for m in said), *extra]
     return ast.unparse(ast.fix_missing_locations(module)) + "\n"
 
 
@@ -209,6 +223,8 @@ def _chosen(ctx: AuthorContext, planned: list[tuple[Source, Variant]], stable: d
         shown = render(variant.fn, seen) if seen is not None else None
         if seen is None or shown is None or (not shown.asserted and not shown.raises):
             continue
+        if variant.stated and shown.raises:
+            continue  # P says the input is accepted: an exception there is no expectation to hold
         shown.fn.name = f"{source.fn.name}_amplified_{i}"
         candidate = _candidate(ctx, source, variant, shown)
         if candidate.code in texts:
@@ -235,8 +251,24 @@ def _candidate(ctx: AuthorContext, source: Source, variant: Variant, shown: Rend
     code = _module(tree, [(source.cls, shown.fn)], imports)
     node = _node(source)
     what = f"raises {shown.raises}" if shown.raises else f"{shown.asserted} assertion(s) from the reference"
+    stated = _graded_expectations(variant, shown)
     return Candidate(
-        requirement=f"{node} amplified ({variant.change}): {what}",
-        kind=RequirementKind.IMPLICIT, code=code,
+        requirement=f"{node} amplified ({variant.change}): {what}" + (
+            ", the graded test's own" if stated else ""),
+        kind=RequirementKind.EXPLICIT if stated else RequirementKind.IMPLICIT, code=code,
         note=(f"an amplified variant of the graded test {node}: {variant.change}; its expectations are what "
-              f"the reference gave in {REFERENCE_RUNS} runs (observations that differed were dropped)"))
+              f"the reference gave in {REFERENCE_RUNS} runs (observations that differed were dropped)"
+              + ("; they are the graded test's own, unchanged, on an input of a type P states the "
+                 "parameter takes: an explicit requirement" if stated else "")))
+
+
+def _graded_expectations(variant: Variant, shown: Rendered) -> bool:
+    """Whether a variant of a type P states keeps the graded test's own expectations: the reference
+    gave every asserted value the test states, so the rendered test is the variant unchanged. The
+    harness grades that expectation and P says the input's type is accepted, so the requirement is
+    explicit (A.2: a trial failing it is refuted, whatever the other trials do)."""
+    if not variant.stated or shown.raises:
+        return False
+    written = copy.deepcopy(shown.fn)
+    written.name = variant.fn.name
+    return ast.dump(written) == ast.dump(variant.fn)

@@ -1,5 +1,6 @@
 """Variants of one of T0's test functions: a literal argument mutated, a call repeated or dropped,
-two arguments of one type swapped (the kinds of change DSpot makes to Java tests).
+two arguments of one type swapped (the kinds of change DSpot makes to Java tests), and a string
+argument handed as a path object where P says the parameter takes one (``typed``).
 
 A repository's tests build their inputs with code (a request context, an expression, a parsed
 tree), so there is no literal call of the task's function to mutate; the test itself is varied
@@ -17,6 +18,7 @@ import copy
 from dataclasses import dataclass
 
 from testjack_tui.authors.offline.mutation import mutate_value
+from testjack_tui.pysource.names import name_of
 
 PER_LITERAL = 3  # mutations tried per literal argument, at least (a test with few literals gets more)
 
@@ -27,6 +29,17 @@ class Variant:
 
     fn: ast.FunctionDef | ast.AsyncFunctionDef
     change: str
+    stated: bool = False  # a type P states for the argument: the reference must accept it (no raises)
+
+
+@dataclass(frozen=True)
+class PathParam:
+    """A parameter P says takes a path object (``os.PathLike``): the function's name, its place
+    among the parameters and its name."""
+
+    function: str
+    index: int
+    name: str
 
 
 def _literal(node: ast.expr) -> tuple[bool, object]:
@@ -57,11 +70,15 @@ def _asserted(fn: ast.AST) -> set[int]:
     return out
 
 
-def variants_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, budget: int) -> list[Variant]:
-    """Up to ``budget`` variants of ``fn``: literal mutations first, then swaps, repeats and drops."""
+def variants_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, budget: int,
+                paths: tuple[PathParam, ...] = ()) -> list[Variant]:
+    """Up to ``budget`` variants of ``fn``: the types P states first (they are few), then literal
+    mutations, then swaps, repeats and drops."""
+    stated = typed(fn, paths)
     others = [*_swapped(fn), *_statement_edits(fn)]
     # a third of the budget is kept for swaps, repeats and drops when the test has them
-    made = [*_mutated_literals(fn, budget - min(len(others), budget // 3)), *others]
+    room = budget - len(stated)
+    made = [*stated, *_mutated_literals(fn, room - min(len(others), room // 3)), *others]
     seen: set[str] = set()
     out: list[Variant] = []
     for v in made:
@@ -89,10 +106,34 @@ def _mutated_literals(fn: ast.FunctionDef | ast.AsyncFunctionDef, budget: int) -
     return out
 
 
-def _replace_arg(fn: ast.AST, ci: int, ai: int, value: object) -> ast.FunctionDef:
+def typed(fn: ast.FunctionDef | ast.AsyncFunctionDef, paths: tuple[PathParam, ...]) -> list[Variant]:
+    """Each string literal handed to a parameter P says takes a path object, handed as
+    ``pathlib.PurePosixPath`` of that string instead: the statement's own type for the same input,
+    which a fix that tests for ``str`` alone misses. A pure path touches no file system."""
+    out: list[Variant] = []
+    skip = _asserted(fn)
+    for ci, call in enumerate(_calls(fn)):
+        if id(call) in skip:
+            continue
+        for p in paths:
+            if name_of(call.func) != p.function:
+                continue
+            args = [*((i, a) for i, a in enumerate(call.args) if i == p.index),
+                    *((len(call.args) + k, kw.value) for k, kw in enumerate(call.keywords) if kw.arg == p.name)]
+            for ai, arg in args:
+                ok, value = _literal(arg)
+                if ok and isinstance(value, str) and not isinstance(arg, ast.Starred):
+                    new = f"pathlib.PurePosixPath({value!r})"
+                    out.append(Variant(_replace_arg(fn, ci, ai, new, parsed=True),
+                                       f"{p.name}={ast.unparse(arg)[:50]} -> {new[:70]} (P: {p.name} may be an os.PathLike)",
+                                       stated=True))
+    return out
+
+
+def _replace_arg(fn: ast.AST, ci: int, ai: int, value: object, parsed: bool = False) -> ast.FunctionDef:
     twin = copy.deepcopy(fn)
     call = _calls(twin)[ci]
-    new = ast.parse(repr(value), mode="eval").body
+    new = ast.parse(str(value) if parsed else repr(value), mode="eval").body
     if ai < len(call.args):
         call.args[ai] = new
     else:

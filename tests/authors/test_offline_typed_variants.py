@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from testjack_tui.audit import Audit, AuditOptions
-from testjack_tui.authors.offline.test_variants import PathParam, variants_of
+from testjack_tui.authors.offline.test_variants import PathParam, Stated, variants_of
 from testjack_tui.formats.importing import import_path
 from testjack_tui.model import Classification, Grounding
 from testjack_tui.store import Store
@@ -76,7 +76,7 @@ def is_hidden(path):
 
 def test_a_string_handed_to_a_parameter_p_types_as_a_path_becomes_a_pure_path():
     fn = ast.parse(GRADED).body[1]
-    made = variants_of(fn, 6, (PathParam("is_hidden", 0, "path"),))
+    made = variants_of(fn, 6, Stated(paths=(PathParam("is_hidden", 0, "path"),)))
     assert made[0].stated and "is_hidden(pathlib.PurePosixPath('notes.txt')) is False" in ast.unparse(made[0].fn)
     assert not any(v.stated for v in variants_of(fn, 6))  # P names no path type: no such variant
 

@@ -9,9 +9,11 @@ with its capture off; SymPy's and Django's runners as for any witness file, ``wi
 reference ``REFERENCE_RUNS`` times, the null world once. An observation the reference runs do not
 agree on is dropped. A variant becomes a candidate when the reference finished it alike in every
 run and it still asserts something; those the null world answers otherwise (they exercise the
-change) come first, ``WITNESSES`` at most. A variant of a type P states for an argument (a path
-object where P says ``os.PathLike``) that the reference answers with an exception is dropped: P
-says the input is accepted, so the exception is nothing a trial can be held to. Each candidate is the source file with its other tests
+change) come first, ``WITNESSES`` at most. A variant drawn from what P states (a path object
+where P says ``os.PathLike``, a function P names beside the one the test calls on the same input)
+that the reference answers with an exception is dropped: P says the input is accepted, so the
+exception is nothing a trial can be held to. One that keeps the graded test's own expectations
+is an explicit requirement (``_graded_expectations``). Each candidate is the source file with its other tests
 taken out and the variant in place of its test; the engine certifies it as any witness.
 """
 
@@ -28,9 +30,11 @@ from pathlib import PurePosixPath
 from testjack_tui.authors.base import AuthorContext, Candidate
 from testjack_tui.authors.offline.observed_tests import Rendered, Seen, agreed, helpers, observing, read, render
 from testjack_tui.authors.offline.patch_tests import GradedName, graded_name
-from testjack_tui.authors.offline.test_variants import PathParam, Variant, variants_of
+from testjack_tui.authors.offline.stated_peers import peers
+from testjack_tui.authors.offline.test_variants import PathParam, Stated, Variant, variants_of
 from testjack_tui.domain.checks import admits_path
 from testjack_tui.model import Constraint, RequirementKind
+from testjack_tui.patches import file_paths, read_patch
 from testjack_tui.pysource.signatures import test_files
 from testjack_tui.worlds.harness_parsers import base_parser, is_harness_parser
 from testjack_tui.worlds.placement import witness_folder
@@ -62,11 +66,11 @@ def amplified_candidates(ctx: AuthorContext) -> list[Candidate]:
         return []
     folder = witness_folder(task.snapshot, task.test_patch, task.reference_patch, task.tests.graded)
     sources = _sources(ctx, folder)
-    paths = path_params(task.domain)
     planned: list[tuple[Source, Variant]] = []
+    told = {path: _stated(ctx, path) for path in dict.fromkeys(s.path for s in sources)}
     for source in sources:
         room = VARIANTS - len(planned)
-        planned += [(source, v) for v in variants_of(source.fn, min(PER_TEST, room), paths)]
+        planned += [(source, v) for v in variants_of(source.fn, min(PER_TEST, room), told[source.path])]
         if len(planned) >= VARIANTS:
             break
     if not planned:
@@ -84,6 +88,17 @@ def path_params(domain: list[Constraint]) -> tuple[PathParam, ...]:
         if c.stated and admits_path(check) and check.get("param") in check.get("signature", []):
             out.append(PathParam(str(check.get("function", "")), check["signature"].index(check["param"]), check["param"]))
     return tuple(dict.fromkeys(out))
+
+
+def _stated(ctx: AuthorContext, path: str) -> Stated:
+    """What P states that the variants of the tests of ``path`` draw on (``test_variants.Stated``)."""
+    task = ctx.task
+    tree = _parsed(ctx.read_file("null", path) if ctx.read_file else None) or ast.Module([], [])
+    added = frozenset(n for d in read_patch(task.test_patch) if d.path == path for n in d.added)
+    helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("test")}
+    reach = peers(task.prompt, tree, file_paths(task.reference_patch),
+                  lambda p: ctx.read_file("reference", p) if ctx.read_file else None)
+    return Stated(path_params(task.domain), tuple(reach), helpers, added)
 
 
 def _sources(ctx: AuthorContext, folder: str) -> list[Source]:
@@ -142,7 +157,8 @@ def _observer(ctx: AuthorContext, path: str, planned: list[tuple[Source, Variant
     tree = _parsed(ctx.read_file("null", path) if ctx.read_file else None)
     assert tree is not None
     placed = [(i, s, v) for i, (s, v) in enumerate(planned) if s.path == path]
-    return _module(tree, [(s.cls, observing(v.fn, i)) for i, s, v in placed], helpers())
+    needed = [ast.parse(line).body[0] for line in dict.fromkeys(x for _, _, v in placed for x in v.imports)]
+    return _module(tree, [(s.cls, observing(v.fn, i)) for i, s, v in placed], [*helpers(), *needed])
 
 
 def _module(tree: ast.Module, fns: list[tuple[str, ast.FunctionDef]], extra: list[ast.stmt]) -> str:
@@ -247,7 +263,7 @@ def _node(source: Source) -> str:
 def _candidate(ctx: AuthorContext, source: Source, variant: Variant, shown: Rendered) -> Candidate:
     tree = _parsed(ctx.read_file("null", source.path) if ctx.read_file else None)
     assert tree is not None
-    imports = [ast.parse(line).body[0] for line in shown.imports]
+    imports = [ast.parse(line).body[0] for line in dict.fromkeys((*shown.imports, *variant.imports))]
     code = _module(tree, [(source.cls, shown.fn)], imports)
     node = _node(source)
     what = f"raises {shown.raises}" if shown.raises else f"{shown.asserted} assertion(s) from the reference"

@@ -286,8 +286,6 @@ def holds(check: dict[str, Any], args: Bound) -> bool | None:
         return shape_fits(args[check["param"]], check["shapes"])
     if op == "types":
         return _of_types(check, args)
-    if op == "unread":
-        # a sentence of P no reader understood: it never rules a call out (grounding.py makes a
-        # call beyond the inputs P and T0 show unplaced instead)
-        return None
+    # ``unread``, a sentence of P no reader understood, never rules a call out (grounding.py makes a
+    # call beyond the inputs P and T0 show unplaced instead); nor does an op this reader lacks
     return None

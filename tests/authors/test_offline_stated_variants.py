@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from testjack_tui.audit import Audit, AuditOptions
+from testjack_tui.authors.offline.observed_tests import helpers, observing, read
 from testjack_tui.authors.offline.stated_peers import Peer, exported, named_pairs, peers
 from testjack_tui.authors.offline.test_variants import PathParam, Stated, variants_of
 from testjack_tui.formats.importing import import_path
@@ -181,3 +182,18 @@ def test_the_partial_fix_is_refuted_only_through_the_peer_p_names(audited):
     assert failing and all("assert title(None) == ''" in w.code and "from peerlike import title" in w.code
                            for w in failing)
     assert all(w.classification == Classification.EXPLICIT for w in failing)
+
+
+def test_the_observing_form_says_whether_each_check_held_as_written(capsys):
+    """The observed side is evaluated once (an iterator advances once per check), the check as the
+    test wrote it is judged on that value: what makes a stated variant keep the graded test's own
+    expectations."""
+    fn = ast.parse("def test_x(self):\n    it, three = iter([1, 2]), 3\n    assert next(it) == 1\n"
+                   "    self.assertIs(next(it), three)\n    self.assertFalse([])\n").body[0]
+    module = ast.Module([*helpers(), ast.ClassDef("T", [], [], [observing(fn, 0)], [])], [])
+    space: dict = {}
+    exec(compile(ast.unparse(ast.fix_missing_locations(module)), "observing", "exec"), space)
+    space["T"]().test_x_observed_0()
+    (seen,) = read(capsys.readouterr().out).values()
+    assert [v[0][1] for v in seen.values.values()] == ["1", "2", "[]"]
+    assert seen.held == {0: True, 1: False, 2: True}

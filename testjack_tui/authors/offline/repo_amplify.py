@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from testjack_tui.authors.base import AuthorContext, Candidate
-from testjack_tui.authors.offline.observed_tests import Rendered, Seen, agreed, helpers, observing, read, render
+from testjack_tui.authors.offline.observed_tests import Rendered, Seen, agreed, checks, helpers, observing, read, render
 from testjack_tui.authors.offline.patch_tests import GradedName, graded_name
 from testjack_tui.authors.offline.stated_peers import peers
 from testjack_tui.authors.offline.test_variants import PathParam, Stated, Variant, variants_of
@@ -242,7 +242,7 @@ def _chosen(ctx: AuthorContext, planned: list[tuple[Source, Variant]], stable: d
         if variant.stated and shown.raises:
             continue  # P says the input is accepted: an exception there is no expectation to hold
         shown.fn.name = f"{source.fn.name}_amplified_{i}"
-        candidate = _candidate(ctx, source, variant, shown)
+        candidate = _candidate(ctx, source, variant, shown, seen)
         if candidate.code in texts:
             continue
         texts.add(candidate.code)
@@ -260,14 +260,14 @@ def _node(source: Source) -> str:
     return "::".join(p for p in (source.path, source.cls, source.fn.name) if p)
 
 
-def _candidate(ctx: AuthorContext, source: Source, variant: Variant, shown: Rendered) -> Candidate:
+def _candidate(ctx: AuthorContext, source: Source, variant: Variant, shown: Rendered, seen: Seen) -> Candidate:
     tree = _parsed(ctx.read_file("null", source.path) if ctx.read_file else None)
     assert tree is not None
     imports = [ast.parse(line).body[0] for line in dict.fromkeys((*shown.imports, *variant.imports))]
     code = _module(tree, [(source.cls, shown.fn)], imports)
     node = _node(source)
     what = f"raises {shown.raises}" if shown.raises else f"{shown.asserted} assertion(s) from the reference"
-    stated = _graded_expectations(variant, shown)
+    stated = _graded_expectations(variant, seen)
     return Candidate(
         requirement=f"{node} amplified ({variant.change}): {what}" + (
             ", the graded test's own" if stated else ""),
@@ -278,13 +278,11 @@ def _candidate(ctx: AuthorContext, source: Source, variant: Variant, shown: Rend
                  "parameter takes: an explicit requirement" if stated else "")))
 
 
-def _graded_expectations(variant: Variant, shown: Rendered) -> bool:
-    """Whether a variant of a type P states keeps the graded test's own expectations: the reference
-    gave every asserted value the test states, so the rendered test is the variant unchanged. The
-    harness grades that expectation and P says the input's type is accepted, so the requirement is
-    explicit (A.2: a trial failing it is refuted, whatever the other trials do)."""
-    if not variant.stated or shown.raises:
-        return False
-    written = copy.deepcopy(shown.fn)
-    written.name = variant.fn.name
-    return ast.dump(written) == ast.dump(variant.fn)
+def _graded_expectations(variant: Variant, seen: Seen) -> bool:
+    """Whether a variant drawn from what P states keeps the graded test's own expectations: every
+    check the test makes ran and held as the test wrote it, in every reference run, and nothing
+    raised. The harness grades that expectation and P says the input is one the function takes,
+    so the requirement is explicit (A.2: a trial failing it is refuted, whatever the others do)."""
+    made = checks(variant.fn)
+    return (variant.stated and seen.raised is None and made > 0 and len(seen.held) == made
+            and all(seen.held.values()))

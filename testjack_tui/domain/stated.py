@@ -403,7 +403,10 @@ def param_types(sentence: str, params: dict[str, Param]) -> list[Found]:
             return []  # a phrase, not a list of types ("Collection of str"): not read here
         if t is not None:
             names.append(t.group("name"))
-    if not names:
+    # the rest of the sentence, its reST roles read as their text (``:attr:`x <A.x>``` is x): one that
+    # says more of the inputs (a length, a range) keeps the sentence unread, so it is not read here
+    rest = re.sub(r":\w+(?::\w+)?:`~?([^`<]*?)\s*(?:<[^>`]*>)?`", r"\1", sentence[m.end():])
+    if not names or constrains_inputs(rest, params):
         return []
     name = m.group("name")
     return [Found("type", f"{name} takes {' or '.join(names)} values (as P states)", sentence, [name],

@@ -279,6 +279,8 @@ def test_the_types_a_docstring_lists_for_a_parameter_are_read():
     # a phrase rather than a list of types, or a name that is no parameter, is not read as types
     assert stated_constraints("*file* (:class:`~collections.abc.Collection` of :class:`str`) to match.", params) == []
     assert stated_constraints("*path* (str or os.PathLike) is the path.", params) == []
+    # a sentence that says more of the input than its types stays unread, so it is not read as types
+    assert stated_constraints("file (str or os.PathLike) is a path of at most 10 characters.", params) == []
 
 
 def test_a_path_object_is_placed_only_where_p_says_the_parameter_takes_one():

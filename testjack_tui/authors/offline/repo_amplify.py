@@ -13,8 +13,8 @@ change) come first, ``WITNESSES`` at most. A variant drawn from what P states (a
 where P says ``os.PathLike``, a function P names beside the one the test calls on the same input)
 that the reference answers with an exception is dropped: P says the input is accepted, so the
 exception is nothing a trial can be held to. One that keeps the graded test's own expectations
-is an explicit requirement (``_graded_expectations``). Each candidate is the source file with its other tests
-taken out and the variant in place of its test; the engine certifies it as any witness.
+is an explicit requirement (``_graded_expectations``). Each candidate is the source file with its
+other tests taken out and the variant in place of its test; the engine certifies it as any witness.
 """
 
 from __future__ import annotations
@@ -267,15 +267,16 @@ def _candidate(ctx: AuthorContext, source: Source, variant: Variant, shown: Rend
     code = _module(tree, [(source.cls, shown.fn)], imports)
     node = _node(source)
     what = f"raises {shown.raises}" if shown.raises else f"{shown.asserted} assertion(s) from the reference"
-    stated = _graded_expectations(variant, seen)
+    explicit = _graded_expectations(variant, seen)
     return Candidate(
         requirement=f"{node} amplified ({variant.change}): {what}" + (
-            ", the graded test's own" if stated else ""),
-        kind=RequirementKind.EXPLICIT if stated else RequirementKind.IMPLICIT, code=code,
+            ", the graded test's own" if explicit else ""),
+        kind=RequirementKind.EXPLICIT if explicit else RequirementKind.IMPLICIT, code=code,
         note=(f"an amplified variant of the graded test {node}: {variant.change}; its expectations are what "
               f"the reference gave in {REFERENCE_RUNS} runs (observations that differed were dropped)"
-              + ("; they are the graded test's own, unchanged, on an input of a type P states the "
-                 "parameter takes: an explicit requirement" if stated else "")))
+              + ("; every check of the graded test held on it as written, and P states the input (a type "
+                 "it names, or a function it names beside the one the test calls): an explicit requirement"
+                 if explicit else "")))
 
 
 def _graded_expectations(variant: Variant, seen: Seen) -> bool:

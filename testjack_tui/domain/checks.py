@@ -10,6 +10,9 @@ A constraint's ``check`` is plain data (it is stored as JSON on the task), read 
   ``space``) or among ``chars``;
 - ``regex``: ``{"param", "pattern"}`` matched in full; ``sorted``: ``{"param"}`` non-decreasing;
 - ``shape``: ``{"param", "shapes"}``: the value's type shape is one of those seen (see ``shapes``);
+- ``types``: ``{"param", "types"}``: the type names P lists for a parameter (``str``,
+  ``os.PathLike``); True for a value of one of them, else unknown (a type name is matched, never
+  resolved, so an unknown one rules nothing out); ``admits_path`` says whether a path object is one;
 - ``unread``: ``{"envelopes"}``: a sentence of P that constrains inputs in words no reader
   understood; ``holds`` never answers for it (None), ``grounding`` places a call beyond the
   envelopes of the inputs P and T0 show as unplaced (``observed.beyond``).
@@ -20,6 +23,7 @@ A constraint's ``check`` is plain data (it is stored as JSON on the task), read 
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -31,6 +35,27 @@ def bind(signature: list[str], call: Any) -> Bound:
     out = dict(zip(signature, call.args))
     out.update(dict(call.kwargs))
     return out
+
+
+# the type names that admit a path object (``pathlib``'s classes are ``os.PathLike``)
+PATH_TYPES = frozenset({"os.PathLike", "PathLike", "pathlib.PurePath", "PurePath", "pathlib.Path", "Path"})
+_PLAIN_TYPES = {"str": str, "bytes": bytes, "int": int, "float": float, "bool": bool, "list": list,
+                "tuple": tuple, "dict": dict}
+
+
+def admits_path(check: dict[str, Any]) -> bool:
+    """Whether a ``types`` check names a type a path object (``os.PathLike``) is."""
+    return check.get("op") == "types" and bool(PATH_TYPES & set(check.get("types", [])))
+
+
+def _of_types(check: dict[str, Any], args: Bound) -> bool | None:
+    v = args.get(check["param"], _MISSING)
+    if v is _MISSING:
+        return None
+    if isinstance(v, os.PathLike) and admits_path(check):
+        return True
+    plain = [_PLAIN_TYPES[t] for t in check.get("types", []) if t in _PLAIN_TYPES]
+    return True if any(type(v) is t for t in plain) else None
 
 
 def _number(value: Any) -> bool:
@@ -259,8 +284,8 @@ def holds(check: dict[str, Any], args: Bound) -> bool | None:
         if check["param"] not in args:
             return None
         return shape_fits(args[check["param"]], check["shapes"])
-    if op == "unread":
-        # a sentence of P no reader understood: it never rules a call out (grounding.py makes a
-        # call beyond the inputs P and T0 show unplaced instead)
-        return None
+    if op == "types":
+        return _of_types(check, args)
+    # ``unread``, a sentence of P no reader understood, never rules a call out (grounding.py makes a
+    # call beyond the inputs P and T0 show unplaced instead); nor does an op this reader lacks
     return None

@@ -10,28 +10,71 @@ Either way the witness never refutes: TestJack never refutes on an input the pro
 A function with an ``unread`` constraint (a sentence of P that constrains inputs in words no
 reader understood) places a literal call only inside the envelope of the inputs P's examples and
 T0 pass (``observed.beyond``): a call beyond it is unplaced, since the sentence may rule it out.
+
+A path object built from a literal (``PurePosixPath("a.txt")``, ``pathlib.Path("a.txt")``) is
+placed only where P says the parameter takes one (a ``types`` constraint naming ``os.PathLike``);
+every other constraint of the call then reads the path it stands for (``os.fspath``), as the
+function it is handed to does. Elsewhere it is built by code, as before.
 """
 
 from __future__ import annotations
 
 import ast
+import os
+import pathlib
 from typing import Any
 
 from testjack_tui.pysource.calls import CallArgs
 from testjack_tui.pysource.names import name_of
-from testjack_tui.domain.checks import bind, holds
+from testjack_tui.domain.checks import admits_path, bind, holds
 from testjack_tui.domain.observed import beyond
 from testjack_tui.model import Constraint, Grounding
+
+
+# pathlib's classes, each read as the pure path of its flavour (no file system is touched)
+_PATHS = {"PurePath": pathlib.PurePath, "Path": pathlib.PurePath, "PurePosixPath": pathlib.PurePosixPath,
+          "PosixPath": pathlib.PurePosixPath, "PureWindowsPath": pathlib.PureWindowsPath,
+          "WindowsPath": pathlib.PureWindowsPath}
+
+
+def _value(node: ast.expr) -> Any:
+    """A literal's value, or the path a pathlib class builds from one string literal."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        func = node.func
+        named = func.id if isinstance(func, ast.Name) else (
+            func.attr if isinstance(func, ast.Attribute) and ast.unparse(func.value) == "pathlib" else "")
+        text = ast.literal_eval(node.args[0]) if named in _PATHS else None
+        if isinstance(text, str):
+            return _PATHS[named](text)
+    return ast.literal_eval(node)
 
 
 def _literal_call(node: ast.Call) -> CallArgs | None:
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return None
     try:
-        return CallArgs(tuple(ast.literal_eval(a) for a in node.args),
-                        tuple((k.arg, ast.literal_eval(k.value)) for k in node.keywords))
+        return CallArgs(tuple(_value(a) for a in node.args), tuple((k.arg, _value(k.value)) for k in node.keywords))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
+
+
+def _paths_read(constraints: list[Constraint], call: CallArgs) -> CallArgs | None:
+    """``call`` with each path object read as its path (``os.fspath``) when P says its parameter
+    takes one; None when a path stands where P names no such type (built by code, as before)."""
+    if not any(isinstance(v, os.PathLike) for v in (*call.args, *(v for _, v in call.kwargs))):
+        return call
+    signature = next((c.check.get("signature", []) for c in constraints), [])
+    admitted = {c.check.get("param") for c in constraints if c.stated and admits_path(c.check)}
+    bound = bind(signature, call)
+    if any(isinstance(v, os.PathLike) and name not in admitted for name, v in bound.items()):
+        return None
+    if any(isinstance(v, os.PathLike) for v in call.args[len(signature):]):
+        return None
+
+    def read(v: Any) -> Any:
+        return os.fspath(v) if isinstance(v, os.PathLike) else v
+
+    return CallArgs(tuple(read(v) for v in call.args), tuple((k, read(v)) for k, v in call.kwargs))
 
 
 def _called(node: ast.Call) -> str | None:
@@ -61,6 +104,11 @@ def unread_beyond(constraints: list[Constraint], call: CallArgs) -> str | None:
     return None
 
 
+def _rules_out(c: Constraint) -> bool:
+    """A constraint P states that can rule a value out: P's list of types never does (``checks``)."""
+    return c.stated and c.check.get("op") != "types"
+
+
 def ground(code: str, domain: list[Constraint], ruled_wrong: set[str] = frozenset()) -> tuple[Grounding, list[str], list[str]]:
     """(grounding, ids of constraints met, ids of constraints broken) of one witness file."""
     in_force = [c for c in domain if c.id not in ruled_wrong]
@@ -82,18 +130,19 @@ def ground(code: str, domain: list[Constraint], ruled_wrong: set[str] = frozense
             named = True
         if not isinstance(node, ast.Call) or _called(node) not in by_function:
             continue
-        call = _literal_call(node)
+        typed = _literal_call(node)  # as written: a ``types`` constraint sees the path object itself
+        call = _paths_read(by_function[_called(node)], typed) if typed is not None else None
         if call is None:
             # only what P states can rule an input out: a function with observed constraints
             # alone (types, alphabets) is called with built values in repository tests all the time
-            unplaced = unplaced or any(c.stated for c in by_function[_called(node)])
+            unplaced = unplaced or any(_rules_out(c) for c in by_function[_called(node)])
             continue
         if unread_beyond(by_function[_called(node)], call):
             unplaced = True  # P may rule it out in a sentence no reader understood
         else:
             placed = True
         for c in by_function[_called(node)]:
-            args: dict[str, Any] = bind(c.check.get("signature", []), call)
+            args: dict[str, Any] = bind(c.check.get("signature", []), typed if c.check.get("op") == "types" else call)
             answer = holds(c.check, args)
             if answer is True:
                 meets.add(c.id)
@@ -101,7 +150,7 @@ def ground(code: str, domain: list[Constraint], ruled_wrong: set[str] = frozense
                 breaks.add(c.id)
     if breaks:
         return Grounding.OUTSIDE_DOMAIN, sorted(meets - breaks), sorted(breaks)
-    stated = any(c.stated for cs in by_function.values() for c in cs)
+    stated = any(_rules_out(c) for cs in by_function.values() for c in cs)
     if unplaced or (named and not placed and stated):
         return Grounding.UNPLACED, sorted(meets), []
     return Grounding.IN_DOMAIN, sorted(meets), []

@@ -9,7 +9,9 @@ What is read (each bound to the parameters it names, or to the only parameter of
   "of equal length";
 - alphabets: "consists only of '(' and ')'", "contains only lowercase letters", "1s and 0s";
 - formats: ``mm-dd-yyyy`` and its kin (``dd/mm/yy``, ``hh:mm``);
-- order: "given a sorted list".
+- order: "given a sorted list";
+- types, as a docstring lists a parameter's: "*file* (:class:`str` or :class:`os.PathLike`) is
+  ...", "file (str or os.PathLike): ..." (``param_types``).
 
 A sentence about what the function returns is not about its inputs: a phrase that comes after a
 "return" in its sentence is not read. Plain regular expressions, not a parser: prompts are short
@@ -381,7 +383,37 @@ def _letter_case(sentence: str, params: dict[str, Param]) -> list[Found]:
     return out
 
 
-READERS = (_letter_case, _primes, _comparisons, _phrase_bounds, _signs, _sizes, _alphabets, _formats, _order, _balanced)
+# A parameter's types as a docstring lists them, at the start of a sentence: ``*name* (:class:`A`
+# or :class:`B`)`` (reST), ``name (A or B)`` (Google style); each type a plain dotted name.
+_TYPED = re.compile(r"^\*{0,2}`?(?P<name>[A-Za-z_]\w*)`?\*{0,2}\s*\((?P<types>[^()]+)\)")
+_TYPE = re.compile(r"^(?::(?:py:)?class:)?`?~?(?P<name>[A-Za-z_][\w.]*)`?$")
+
+
+def param_types(sentence: str, params: dict[str, Param]) -> list[Found]:
+    """The types a sentence says a parameter takes ("file is a str or an os.PathLike"). Such a
+    constraint rules nothing out (``checks``: True for a value of a named type, else unknown); it
+    reads the sentence, and lets a value of a named type stand in a witness (``grounding``)."""
+    m = _TYPED.match(sentence)
+    if m is None or m.group("name") not in params:
+        return []
+    names = []
+    for part in re.split(r"\s*(?:,|\bor\b|\|)\s*", m.group("types").strip()):
+        t = _TYPE.match(part.strip())
+        if part.strip() and t is None:
+            return []  # a phrase, not a list of types ("Collection of str"): not read here
+        if t is not None:
+            names.append(t.group("name"))
+    # the rest of the sentence, its reST roles read as their text (``:attr:`x <A.x>``` is x): one that
+    # says more of the inputs (a length, a range) keeps the sentence unread, so it is not read here
+    rest = re.sub(r":\w+(?::\w+)?:`~?([^`<]*?)\s*(?:<[^>`]*>)?`", r"\1", sentence[m.end():])
+    if not names or constrains_inputs(rest, params):
+        return []
+    name = m.group("name")
+    return [Found("type", f"{name} takes {' or '.join(names)} values (as P states)", sentence, [name],
+                  {"op": "types", "param": name, "types": names})]
+
+
+READERS = (_letter_case, _primes, _comparisons, _phrase_bounds, _signs, _sizes, _alphabets, _formats, _order, _balanced, param_types)
 
 
 # Unread sentences: a sentence that constrains the inputs in words no reader above understands.

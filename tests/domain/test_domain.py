@@ -269,3 +269,33 @@ def test_two_parameters_whose_inputs_always_match_in_length_are_paired():
     for seeds in ([CallArgs(("01", "10")), CallArgs(("11", "00")), CallArgs(("10", "10"))],
                   paired[:2], [*paired, CallArgs(("1", "00"))]):
         assert not [f for f in _observed("f", target, seeds) if f.kind == "equal_length"]
+
+
+def test_the_types_a_docstring_lists_for_a_parameter_are_read():
+    params = {"file": Param("file", {"str"}), "n": Param("n", {"int"})}
+    (found,) = stated_constraints("*file* (:class:`str` or :class:`os.PathLike`) is the path to match.", params)
+    assert (found.kind, found.check) == ("type", {"op": "types", "param": "file", "types": ["str", "os.PathLike"]})
+    assert stated_constraints("n (int): how many to take.", params)[0].check["types"] == ["int"]
+    # a phrase rather than a list of types, or a name that is no parameter, is not read as types
+    assert stated_constraints("*file* (:class:`~collections.abc.Collection` of :class:`str`) to match.", params) == []
+    assert stated_constraints("*path* (str or os.PathLike) is the path.", params) == []
+    # a sentence that says more of the input than its types stays unread, so it is not read as types
+    assert stated_constraints("file (str or os.PathLike) is a path of at most 10 characters.", params) == []
+
+
+def test_a_path_object_is_placed_only_where_p_says_the_parameter_takes_one():
+    """A ``pathlib`` path built from a literal stands for that path: the observed constraints read its
+    text. Without P's ``os.PathLike`` it is built by code, as before (unplaced under a stated constraint)."""
+    types = Constraint(**{**_constraint("type", {"op": "types", "param": "a", "types": ["str", "os.PathLike"]}).__dict__})
+    shape = Constraint(**{**_constraint("type", {"op": "shape", "param": "a", "shapes": {"kinds": ["str"]}}).__dict__,
+                          "id": "c-shape", "stated": False})
+    trimmed = _constraint("trimmed", {"op": "trimmed", "param": "a"})
+    code = "from pathlib import PurePosixPath\nfrom solution import f\n\ndef test_it():\n    assert f(PurePosixPath({path!r}), 0) == 1\n"
+    grounding, meets, _ = ground(code.format(path="a.txt"), [types, shape, trimmed])
+    assert grounding == Grounding.IN_DOMAIN and set(meets) == {types.id, shape.id, trimmed.id}
+    grounding, _, breaks = ground(code.format(path=" a.txt"), [types, shape, trimmed])
+    assert grounding == Grounding.OUTSIDE_DOMAIN and breaks == [trimmed.id]
+    assert ground(code.format(path="a.txt"), [shape, trimmed])[0] == Grounding.UNPLACED
+    # P's list of types rules nothing out: a built input stays placeable where it is the only stated one
+    built = "from solution import f\n\ndef test_it():\n    assert f(make(), 0) == 1\n"
+    assert ground(built, [types, shape])[0] == Grounding.IN_DOMAIN

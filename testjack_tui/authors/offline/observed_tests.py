@@ -9,7 +9,9 @@ order of a hash) is dropped (``agreed``), never asserted. ``render`` writes the 
 what the reference gave, in the original's style: ``==`` a literal (``pytest.approx`` for a float,
 ``is`` for ``None``/``True``/``False`` where it used ``is``), ``assert E`` or
 ``assert not E`` for truth, ``pytest.raises`` around the statement that raised. A value with no
-literal ``repr`` is not asserted (its expression is still evaluated).
+literal ``repr`` is not asserted (its expression is still evaluated). Beside each value, whether
+the check as the test wrote it holds on it (``Seen.held``): the observed side is evaluated once,
+and only the expected side again.
 """
 
 from __future__ import annotations
@@ -30,9 +32,13 @@ def _tj_put(row):
     print("\\n" + {MARK!r} + _tj_json.dumps(row), flush=True)
 
 
-def _tj_seen(v, i, thunk):
+def _tj_seen(v, i, thunk, holds):
     value = thunk()
     row = {{"v": v, "i": i, "t": type(value).__name__}}
+    try:
+        row["ok"] = bool(holds(value))
+    except Exception:
+        row["ok"] = False
     try:
         row["b"] = bool(value)
     except Exception:
@@ -80,6 +86,11 @@ def kind_of(node: ast.stmt) -> tuple[str, ast.expr] | None:
     return "truth", test
 
 
+def checks(fn: ast.AST) -> int:
+    """How many checks a test makes (those ``observing`` observes)."""
+    return len(_asserts(fn))
+
+
 def _asserts(fn: ast.AST) -> list[ast.stmt]:
     return [n for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.stmt) and kind_of(n) is not None]
 
@@ -105,11 +116,27 @@ class _Observe(_Checks):
         self.v, self.order = v, order
 
     def _rewrite(self, node: ast.stmt) -> ast.stmt:
-        _, seen = kind_of(node)
+        kind, seen = kind_of(node)
         call = ast.Call(ast.Name("_tj_seen", ast.Load()),
                         [ast.Constant(self.v), ast.Constant(self.order[id(node)]),
-                         ast.Lambda(ast.arguments([], [], None, [], [], None, []), seen)], [])
+                         ast.Lambda(ast.arguments([], [], None, [], [], None, []), seen),
+                         _as_written(kind, node)], [])
         return ast.copy_location(ast.Expr(call), node)
+
+
+def _as_written(kind: str, node: ast.stmt) -> ast.Lambda:
+    """``lambda _tj_v: ...``: the check as the test wrote it, on the observed value ``_tj_v``."""
+    value = ast.Name("_tj_v", ast.Load())
+    if kind in ("eq", "approx", "is"):
+        test = node.test
+        body: ast.expr = ast.Compare(value, [test.ops[0]], [test.comparators[0]])
+    elif kind in ("ueq", "uis"):
+        body = ast.Compare(value, [ast.Eq() if kind == "ueq" else ast.Is()], [node.value.args[1]])
+    elif kind == "utrue" and node.value.func.attr == "assertFalse":
+        body = ast.UnaryOp(ast.Not(), value)
+    else:  # truth, assertTrue
+        body = value
+    return ast.Lambda(ast.arguments([], [ast.arg("_tj_v")], None, [], [], None, []), body)
 
 
 def observing(fn: ast.FunctionDef, v: int) -> ast.FunctionDef:
@@ -140,6 +167,7 @@ class Seen:
     values: dict[int, list[tuple]] = field(default_factory=dict)  # assert index -> (type, repr, truth) per pass
     raised: tuple[int, str, str] | None = None  # (statement, exception name, its module)
     done: bool = False
+    held: dict[int, bool] = field(default_factory=dict)  # assert index -> the check as written held on every pass
 
 
 def read(stdout: str) -> dict[int, Seen]:
@@ -158,6 +186,8 @@ def read(stdout: str) -> dict[int, Seen]:
             seen.raised = (int(row["s"]), str(row["e"]), str(row["m"]))
         elif "i" in row:
             seen.values.setdefault(int(row["i"]), []).append((row.get("t"), row.get("r"), row.get("b")))
+            if "ok" in row:
+                seen.held[int(row["i"])] = seen.held.get(int(row["i"]), True) and row["ok"] is True
     return out
 
 
@@ -171,7 +201,8 @@ def agreed(runs: list[dict[int, Seen]]) -> dict[int, Seen]:
         if not first.done or any(o is None or not o.done or o.raised != first.raised for o in others):
             continue
         kept = {i: vals for i, vals in first.values.items() if all(o.values.get(i) == vals for o in others)}
-        out[v] = Seen(kept, first.raised, True)
+        held = {i: ok and all(o.held.get(i) is True for o in others) for i, ok in first.held.items()}
+        out[v] = Seen(kept, first.raised, True, held)
     return out
 
 

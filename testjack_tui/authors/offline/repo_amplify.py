@@ -9,8 +9,12 @@ with its capture off; SymPy's and Django's runners as for any witness file, ``wi
 reference ``REFERENCE_RUNS`` times, the null world once. An observation the reference runs do not
 agree on is dropped. A variant becomes a candidate when the reference finished it alike in every
 run and it still asserts something; those the null world answers otherwise (they exercise the
-change) come first, ``WITNESSES`` at most. Each candidate is the source file with its other tests
-taken out and the variant in place of its test; the engine certifies it as any witness.
+change) come first, ``WITNESSES`` at most. A variant drawn from what P states (a path object
+where P says ``os.PathLike``, a function P names beside the one the test calls on the same input)
+that the reference answers with an exception is dropped: P says the input is accepted, so the
+exception is nothing a trial can be held to. One that keeps the graded test's own expectations
+is an explicit requirement (``_graded_expectations``). Each candidate is the source file with its
+other tests taken out and the variant in place of its test; the engine certifies it as any witness.
 """
 
 from __future__ import annotations
@@ -24,10 +28,13 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from testjack_tui.authors.base import AuthorContext, Candidate
-from testjack_tui.authors.offline.observed_tests import Rendered, Seen, agreed, helpers, observing, read, render
+from testjack_tui.authors.offline.observed_tests import Rendered, Seen, agreed, checks, helpers, observing, read, render
 from testjack_tui.authors.offline.patch_tests import GradedName, graded_name
-from testjack_tui.authors.offline.test_variants import Variant, variants_of
-from testjack_tui.model import RequirementKind
+from testjack_tui.authors.offline.stated_peers import peers
+from testjack_tui.authors.offline.test_variants import PathParam, Stated, Variant, variants_of
+from testjack_tui.domain.checks import admits_path
+from testjack_tui.model import Constraint, RequirementKind
+from testjack_tui.patches import file_paths, read_patch
 from testjack_tui.pysource.signatures import test_files
 from testjack_tui.worlds.harness_parsers import base_parser, is_harness_parser
 from testjack_tui.worlds.placement import witness_folder
@@ -60,9 +67,10 @@ def amplified_candidates(ctx: AuthorContext) -> list[Candidate]:
     folder = witness_folder(task.snapshot, task.test_patch, task.reference_patch, task.tests.graded)
     sources = _sources(ctx, folder)
     planned: list[tuple[Source, Variant]] = []
+    told = {path: _stated(ctx, path) for path in dict.fromkeys(s.path for s in sources)}
     for source in sources:
         room = VARIANTS - len(planned)
-        planned += [(source, v) for v in variants_of(source.fn, min(PER_TEST, room))]
+        planned += [(source, v) for v in variants_of(source.fn, min(PER_TEST, room), told[source.path])]
         if len(planned) >= VARIANTS:
             break
     if not planned:
@@ -70,6 +78,27 @@ def amplified_candidates(ctx: AuthorContext) -> list[Candidate]:
     runs, null = _observe(ctx, folder, planned)
     stable = agreed(runs)
     return _chosen(ctx, planned, stable, null)
+
+
+def path_params(domain: list[Constraint]) -> tuple[PathParam, ...]:
+    """The parameters P says take a path object (a ``types`` constraint it states naming ``os.PathLike``)."""
+    out = []
+    for c in domain:
+        check = c.check
+        if c.stated and admits_path(check) and check.get("param") in check.get("signature", []):
+            out.append(PathParam(str(check.get("function", "")), check["signature"].index(check["param"]), check["param"]))
+    return tuple(dict.fromkeys(out))
+
+
+def _stated(ctx: AuthorContext, path: str) -> Stated:
+    """What P states that the variants of the tests of ``path`` draw on (``test_variants.Stated``)."""
+    task = ctx.task
+    tree = _parsed(ctx.read_file("null", path) if ctx.read_file else None) or ast.Module([], [])
+    added = frozenset(n for d in read_patch(task.test_patch) if d.path == path for n in d.added)
+    helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("test")}
+    reach = peers(task.prompt, tree, file_paths(task.reference_patch),
+                  lambda p: ctx.read_file("reference", p) if ctx.read_file else None)
+    return Stated(path_params(task.domain), tuple(reach), helpers, added)
 
 
 def _sources(ctx: AuthorContext, folder: str) -> list[Source]:
@@ -128,7 +157,8 @@ def _observer(ctx: AuthorContext, path: str, planned: list[tuple[Source, Variant
     tree = _parsed(ctx.read_file("null", path) if ctx.read_file else None)
     assert tree is not None
     placed = [(i, s, v) for i, (s, v) in enumerate(planned) if s.path == path]
-    return _module(tree, [(s.cls, observing(v.fn, i)) for i, s, v in placed], helpers())
+    needed = [ast.parse(line).body[0] for line in dict.fromkeys(x for _, _, v in placed for x in v.imports)]
+    return _module(tree, [(s.cls, observing(v.fn, i)) for i, s, v in placed], [*helpers(), *needed])
 
 
 def _module(tree: ast.Module, fns: list[tuple[str, ast.FunctionDef]], extra: list[ast.stmt]) -> str:
@@ -143,8 +173,8 @@ def _module(tree: ast.Module, fns: list[tuple[str, ast.FunctionDef]], extra: lis
             module.body.append(fn)
     at = next((i for i, n in enumerate(module.body) if not _header(n)), len(module.body))
     # pytest only where the test says ``pytest.`` (raises, approx): a Django or SymPy environment may lack it
-    said = any("pytest." in ast.unparse(fn) for _, fn in fns)
-    module.body[at:at] = [*(ast.parse("import pytest").body if said else []), *extra]
+    said = [m for m in ("pytest", "pathlib") if any(f"{m}." in ast.unparse(fn) for _, fn in fns)]
+    module.body[at:at] = [*(ast.parse(f"import {m}").body[0] for m in said), *extra]
     return ast.unparse(ast.fix_missing_locations(module)) + "\n"
 
 
@@ -209,8 +239,10 @@ def _chosen(ctx: AuthorContext, planned: list[tuple[Source, Variant]], stable: d
         shown = render(variant.fn, seen) if seen is not None else None
         if seen is None or shown is None or (not shown.asserted and not shown.raises):
             continue
+        if variant.stated and shown.raises:
+            continue  # P says the input is accepted: an exception there is no expectation to hold
         shown.fn.name = f"{source.fn.name}_amplified_{i}"
-        candidate = _candidate(ctx, source, variant, shown)
+        candidate = _candidate(ctx, source, variant, shown, seen)
         if candidate.code in texts:
             continue
         texts.add(candidate.code)
@@ -228,15 +260,30 @@ def _node(source: Source) -> str:
     return "::".join(p for p in (source.path, source.cls, source.fn.name) if p)
 
 
-def _candidate(ctx: AuthorContext, source: Source, variant: Variant, shown: Rendered) -> Candidate:
+def _candidate(ctx: AuthorContext, source: Source, variant: Variant, shown: Rendered, seen: Seen) -> Candidate:
     tree = _parsed(ctx.read_file("null", source.path) if ctx.read_file else None)
     assert tree is not None
-    imports = [ast.parse(line).body[0] for line in shown.imports]
+    imports = [ast.parse(line).body[0] for line in dict.fromkeys((*shown.imports, *variant.imports))]
     code = _module(tree, [(source.cls, shown.fn)], imports)
     node = _node(source)
     what = f"raises {shown.raises}" if shown.raises else f"{shown.asserted} assertion(s) from the reference"
+    explicit = _graded_expectations(variant, seen)
     return Candidate(
-        requirement=f"{node} amplified ({variant.change}): {what}",
-        kind=RequirementKind.IMPLICIT, code=code,
+        requirement=f"{node} amplified ({variant.change}): {what}" + (
+            ", the graded test's own" if explicit else ""),
+        kind=RequirementKind.EXPLICIT if explicit else RequirementKind.IMPLICIT, code=code,
         note=(f"an amplified variant of the graded test {node}: {variant.change}; its expectations are what "
-              f"the reference gave in {REFERENCE_RUNS} runs (observations that differed were dropped)"))
+              f"the reference gave in {REFERENCE_RUNS} runs (observations that differed were dropped)"
+              + ("; every check of the graded test held on it as written, and P states the input (a type "
+                 "it names, or a function it names beside the one the test calls): an explicit requirement"
+                 if explicit else "")))
+
+
+def _graded_expectations(variant: Variant, seen: Seen) -> bool:
+    """Whether a variant drawn from what P states keeps the graded test's own expectations: every
+    check the test makes ran and held as the test wrote it, in every reference run, and nothing
+    raised. The harness grades that expectation and P says the input is one the function takes,
+    so the requirement is explicit (A.2: a trial failing it is refuted, whatever the others do)."""
+    made = checks(variant.fn)
+    return (variant.stated and seen.raised is None and made > 0 and len(seen.held) == made
+            and all(seen.held.values()))

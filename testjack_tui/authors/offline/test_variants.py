@@ -1,5 +1,9 @@
 """Variants of one of T0's test functions: a literal argument mutated, a call repeated or dropped,
-two arguments of one type swapped (the kinds of change DSpot makes to Java tests).
+two arguments of one type swapped (the kinds of change DSpot makes to Java tests); and, from what
+P states (``Stated``), a string argument handed as a path object where P says the parameter takes
+one (``typed``), and a call of a function P names beside another on the same input made of that
+other instead (``peer_calls``). The stated ones come first, the calls on lines the test patch adds
+(where the task's authors check the fix) before the others, at most half the budget.
 
 A repository's tests build their inputs with code (a request context, an expression, a parsed
 tree), so there is no literal call of the task's function to mutate; the test itself is varied
@@ -14,9 +18,11 @@ from __future__ import annotations
 
 import ast
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from testjack_tui.authors.offline.mutation import mutate_value
+from testjack_tui.authors.offline.stated_peers import Peer
+from testjack_tui.pysource.names import name_of
 
 PER_LITERAL = 3  # mutations tried per literal argument, at least (a test with few literals gets more)
 
@@ -27,6 +33,31 @@ class Variant:
 
     fn: ast.FunctionDef | ast.AsyncFunctionDef
     change: str
+    stated: bool = False  # from what P states: the reference must answer it (an exception drops it)
+    imports: tuple[str, ...] = ()  # import lines the variant needs (a peer the test module lacks)
+    added: bool = False  # its change is on a line the test patch adds
+
+
+@dataclass(frozen=True)
+class PathParam:
+    """A parameter P says takes a path object (``os.PathLike``): the function's name, its place
+    among the parameters and its name."""
+
+    function: str
+    index: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Stated:
+    """What P states that a test's variants draw on, with what they need of the test's file: its
+    module-level helper functions (a one-line helper's call is inlined before its callee is
+    swapped) and the lines the test patch adds to it."""
+
+    paths: tuple[PathParam, ...] = ()
+    peers: tuple[Peer, ...] = ()
+    helpers: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    added: frozenset[int] = frozenset()
 
 
 def _literal(node: ast.expr) -> tuple[bool, object]:
@@ -57,11 +88,14 @@ def _asserted(fn: ast.AST) -> set[int]:
     return out
 
 
-def variants_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, budget: int) -> list[Variant]:
-    """Up to ``budget`` variants of ``fn``: literal mutations first, then swaps, repeats and drops."""
+def variants_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, budget: int, told: Stated = Stated()) -> list[Variant]:
+    """Up to ``budget`` variants of ``fn``: what P states first (half the budget at most), then
+    literal mutations, then swaps, repeats and drops."""
+    stated = sorted([*typed(fn, told), *peer_calls(fn, told)], key=lambda v: not v.added)[:max(1, budget // 2)]
     others = [*_swapped(fn), *_statement_edits(fn)]
     # a third of the budget is kept for swaps, repeats and drops when the test has them
-    made = [*_mutated_literals(fn, budget - min(len(others), budget // 3)), *others]
+    room = budget - len(stated)
+    made = [*stated, *_mutated_literals(fn, room - min(len(others), room // 3)), *others]
     seen: set[str] = set()
     out: list[Variant] = []
     for v in made:
@@ -89,10 +123,77 @@ def _mutated_literals(fn: ast.FunctionDef | ast.AsyncFunctionDef, budget: int) -
     return out
 
 
-def _replace_arg(fn: ast.AST, ci: int, ai: int, value: object) -> ast.FunctionDef:
+def typed(fn: ast.FunctionDef | ast.AsyncFunctionDef, told: Stated) -> list[Variant]:
+    """Each string literal handed to a parameter P says takes a path object, handed as
+    ``pathlib.PurePosixPath`` of that string instead: the statement's own type for the same input,
+    which a fix that tests for ``str`` alone misses. A pure path touches no file system."""
+    out: list[Variant] = []
+    skip = _asserted(fn)
+    for ci, call in enumerate(_calls(fn)):
+        if id(call) in skip:
+            continue
+        for p in told.paths:
+            if name_of(call.func) != p.function:
+                continue
+            args = [*((i, a) for i, a in enumerate(call.args) if i == p.index),
+                    *((len(call.args) + k, kw.value) for k, kw in enumerate(call.keywords) if kw.arg == p.name)]
+            for ai, arg in args:
+                ok, value = _literal(arg)
+                if ok and isinstance(value, str) and not isinstance(arg, ast.Starred):
+                    new = f"pathlib.PurePosixPath({value!r})"
+                    out.append(Variant(_replace_arg(fn, ci, ai, new, parsed=True),
+                                       f"{p.name}={ast.unparse(arg)[:50]} -> {new[:70]} (P: {p.name} may be an os.PathLike)",
+                                       stated=True, added=getattr(call, "lineno", 0) in told.added))
+    return out
+
+
+def peer_calls(fn: ast.FunctionDef | ast.AsyncFunctionDef, told: Stated) -> list[Variant]:
+    """Each call of a function P names beside a peer on the same input, made of the peer with the
+    same arguments (a call of a one-line helper of the test module that returns such a call is
+    inlined first, so the swap reaches it)."""
+    out: list[Variant] = []
+    skip = _asserted(fn)
+    for ci, call in enumerate(_calls(fn)):
+        target = _inlined(call, told.helpers) if id(call) not in skip else None
+        for p in told.peers:
+            if target is None or name_of(target.func) != p.callee:
+                continue
+            twin = copy.deepcopy(fn)
+            site = _calls(twin)[ci]
+            new = copy.deepcopy(target)
+            site.func, site.args, site.keywords = ast.Name(p.peer, ast.Load()), new.args, new.keywords
+            out.append(Variant(ast.fix_missing_locations(twin),
+                               f"{ast.unparse(call)[:50]} -> {ast.unparse(site)[:70]} (P names {p.peer} beside {p.callee})",
+                               stated=True, imports=(p.imported,) if p.imported else (),
+                               added=getattr(call, "lineno", 0) in told.added))
+    return out
+
+
+def _inlined(call: ast.Call, helpers: dict[str, ast.FunctionDef]) -> ast.Call | None:
+    """``call`` itself, or, for a helper whose body is ``return g(...)`` of its plain parameters, that
+    call of ``g`` with the arguments in place of the parameters; None when a helper cannot be inlined."""
+    helper = helpers.get(call.func.id) if isinstance(call.func, ast.Name) else None
+    if helper is None:
+        return call
+    body = [s for s in helper.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    a = helper.args
+    if (len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call)
+            or a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs or call.keywords
+            or len(call.args) != len(a.args) or any(isinstance(x, ast.Starred) for x in call.args)):
+        return None
+    values = {p.arg: x for p, x in zip(a.args, call.args)}
+
+    class Put(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            return copy.deepcopy(values[node.id]) if node.id in values else node
+
+    return Put().visit(copy.deepcopy(body[0].value))
+
+
+def _replace_arg(fn: ast.AST, ci: int, ai: int, value: object, parsed: bool = False) -> ast.FunctionDef:
     twin = copy.deepcopy(fn)
     call = _calls(twin)[ci]
-    new = ast.parse(repr(value), mode="eval").body
+    new = ast.parse(str(value) if parsed else repr(value), mode="eval").body
     if ai < len(call.args):
         call.args[ai] = new
     else:

@@ -8,7 +8,9 @@ test's own expectation on a type P names), never the good one. In ``hidraise`` t
 itself fails on a path object (it calls a string method): that variant becomes no witness, and
 nothing is refuted. In ``peerlike`` P names ``title(None)`` beside ``label(None)`` and the graded
 test calls ``label`` through a helper of its module: the variant calls ``title`` (imported from the
-package, which exports it) and refutes the partial fix, which mends ``label`` alone.
+package, which exports it) and fails on the partial fix, which mends ``label`` alone; whether P
+means the two to agree is a reading of its English, so the witness asks the analyst and refutes
+nobody by itself.
 """
 
 from __future__ import annotations
@@ -173,15 +175,17 @@ def test_a_path_the_reference_raises_on_becomes_no_witness(audited):
 
 
 @pytest.mark.slow
-def test_the_partial_fix_is_refuted_only_through_the_peer_p_names(audited):
+def test_the_peer_p_names_fails_the_partial_fix_and_asks_the_analyst(audited):
     store, run_id = audited
     task = "acme__peerlike-1"
-    assert _verdicts(store, run_id, task) == {"good": "sound", "partial": "refuted", "broken": "not_passing"}
+    # the partial fix awaits the ruling (unaudited), the good one is sound
+    assert _verdicts(store, run_id, task) == {"good": "sound", "partial": "unaudited", "broken": "not_passing"}
     failing = [w for w in store.list_witnesses(run_id, task)
                if str(getattr(store.witness_results(w.id).get(f"{task}@partial"), "outcome", "")) == "fail"]
     assert failing and all("assert title(None) == ''" in w.code and "from peerlike import title" in w.code
                            for w in failing)
-    assert all(w.classification == Classification.EXPLICIT for w in failing)
+    assert all(w.classification == Classification.NEEDS_RULING for w in failing)
+    assert not any("the graded test's own" in w.requirement for w in failing)
 
 
 def test_the_observing_form_says_whether_each_check_held_as_written(capsys):

@@ -280,10 +280,14 @@ def _candidate(ctx: AuthorContext, source: Source, variant: Variant, shown: Rend
 
 
 def _graded_expectations(variant: Variant, seen: Seen) -> bool:
-    """Whether a variant drawn from what P states keeps the graded test's own expectations: every
+    """Whether a variant drawn from a type P states keeps the graded test's own expectations: every
     check the test makes ran and held as the test wrote it, in every reference run, and nothing
-    raised. The harness grades that expectation and P says the input is one the function takes,
-    so the requirement is explicit (A.2: a trial failing it is refuted, whatever the others do)."""
+    raised. The harness grades that expectation and P says the function takes the type, so the
+    requirement is explicit (A.2: a trial failing it is refuted, whatever the others do).
+
+    A peer (another function P names on the same input) is never explicit: that P means the two
+    to agree is a reading of its English, which TestJack does not claim; such a witness asks the
+    analyst (A.2 decides among implicit ones)."""
     made = checks(variant.fn)
-    return (variant.stated and seen.raised is None and made > 0 and len(seen.held) == made
-            and all(seen.held.values()))
+    return (variant.stated and not variant.peer and seen.raised is None and made > 0
+            and len(seen.held) == made and all(seen.held.values()))

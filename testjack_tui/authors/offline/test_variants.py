@@ -36,6 +36,7 @@ class Variant:
     stated: bool = False  # from what P states: the reference must answer it (an exception drops it)
     imports: tuple[str, ...] = ()  # import lines the variant needs (a peer the test module lacks)
     added: bool = False  # its change is on a line the test patch adds
+    peer: bool = False  # another function P names in place of the test's (never explicit: see repo_amplify)
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,7 @@ def peer_calls(fn: ast.FunctionDef | ast.AsyncFunctionDef, told: Stated) -> list
             site.func, site.args, site.keywords = ast.Name(p.peer, ast.Load()), new.args, new.keywords
             out.append(Variant(ast.fix_missing_locations(twin),
                                f"{ast.unparse(call)[:50]} -> {ast.unparse(site)[:70]} (P names {p.peer} beside {p.callee})",
-                               stated=True, imports=(p.imported,) if p.imported else (),
+                               stated=True, peer=True, imports=(p.imported,) if p.imported else (),
                                added=getattr(call, "lineno", 0) in told.added))
     return out
 

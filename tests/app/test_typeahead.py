@@ -81,14 +81,14 @@ async def test_keys_still_on_their_way_from_the_trial_when_the_dialog_is_up_land
     app = TestJackApp(demo_store, run_id="demo")
     async with app.run_test(size=(160, 40)) as pilot:
         screen = await open_trial(pilot, "c1")
-        busy = app.focused
         released = asyncio.Event()
-        busy.call_next(released.wait)  # the widget the keys go to is busy until released
-        await pilot.pause()
-        type_fast(app, *"mx late")
-        await pilot.pause()
+        app.focused.call_next(released.wait)  # the widget the keys go to is busy until released
+        for character in "mx late":  # the app passes each key on to it (no pilot.pause: it waits for that widget)
+            key = events.Key("space" if character == " " else character, character)
+            key.set_sender(app)
+            await app.on_event(key)
         screen.action_override()  # o, resolved before the keys behind it
-        await settle(pilot)
+        await settle(pilot)  # the dialog is the screen now: this waits for it alone
         assert isinstance(app.screen, OverrideForm)
         released.set()
         await settle(pilot)

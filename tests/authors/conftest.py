@@ -2,6 +2,8 @@
 and an offline audit of a HumanEval-style run."""
 
 import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,28 @@ def store(tmp_path):
     import_path(s, MINI)
     yield s
     s.close()
+
+
+def audit_layouts(root: Path, styles: dict) -> "Iterator[tuple[Store, str]]":
+    """The SWE-bench layout fixtures ``styles`` (name -> style of tests/formats/swebench_layouts.py)
+    built under ``root``, imported and audited by the offline author: yields (store, run id), with
+    the styles registered and the cache under ``root`` meanwhile."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "formats"))
+    from swebench_layouts import STYLES, build
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TESTJACK_CACHE", str(root / "cache"))
+    for name, style in styles.items():
+        mp.setitem(STYLES, name, style)
+    try:
+        data = build(root, list(styles))
+        store = Store(root / "s.db")
+        outcome = import_path(store, data, "swebench", repos=data / "repos", swebench_envs=root / "envs.toml")
+        options = AuditOptions(author="offline", evidence=False, workers=2)
+        assert Audit(store, outcome.run_id, options).execute() == "done"
+        yield store, outcome.run_id
+    finally:
+        mp.undo()
 
 
 def audit_humaneval(folder: Path, problems: list[dict], samples: list[dict], mode: str) -> tuple[Store, str]:

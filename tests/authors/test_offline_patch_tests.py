@@ -10,23 +10,19 @@ that refutes nobody, shown with where it came from). Function-level tasks get no
 from __future__ import annotations
 
 import ast
-import sys
 from pathlib import Path
 
 import pytest
 
-from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.authors.base import AuthorContext
 from testjack_tui.authors.offline.patch_tests import (
     graded_name, isolated, patch_test_candidates, ungraded_tests,
 )
 from testjack_tui.authors.offline.repo_amplify import amplified_candidates
-from testjack_tui.formats.importing import import_path
 from testjack_tui.model import Classification, Origin, Verdict, WitnessStatus
-from testjack_tui.store import Store
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "formats"))
-from swebench_layouts import STYLES, build  # noqa: E402
+from tests.authors.conftest import audit_layouts
+
 
 MODULE = '''\
 import pytest
@@ -153,17 +149,7 @@ EXTRA = {
 
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory):
-    root = tmp_path_factory.mktemp("patchtests")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TESTJACK_CACHE", str(root / "cache"))
-    for name, style in EXTRA.items():
-        mp.setitem(STYLES, name, style)
-    data = build(root, list(EXTRA))
-    store = Store(root / "s.db")
-    outcome = import_path(store, data, "swebench", repos=data / "repos", swebench_envs=root / "envs.toml")
-    assert Audit(store, outcome.run_id, AuditOptions(author="offline", evidence=False, workers=2)).execute() == "done"
-    yield store, outcome.run_id
-    mp.undo()
+    yield from audit_layouts(tmp_path_factory.mktemp("patchtests"), EXTRA)
 
 
 def _patch_witness(store, run_id, style):

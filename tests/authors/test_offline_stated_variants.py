@@ -16,21 +16,16 @@ nobody by itself.
 from __future__ import annotations
 
 import ast
-import sys
-from pathlib import Path
 
 import pytest
 
-from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.authors.offline.observed_tests import helpers, observing, read
 from testjack_tui.authors.offline.stated_peers import Peer, exported, named_pairs, peers
 from testjack_tui.authors.offline.test_variants import PathParam, Stated, variants_of
-from testjack_tui.formats.importing import import_path
 from testjack_tui.model import Classification, Grounding
-from testjack_tui.store import Store
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "formats"))
-from swebench_layouts import STYLES, build  # noqa: E402
+from tests.authors.conftest import audit_layouts
+
 
 STATEMENT = """is_hidden() answers None for a visible file
 
@@ -135,22 +130,19 @@ def test_a_string_handed_to_a_parameter_p_types_as_a_path_becomes_a_pure_path():
 
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory):
-    root = tmp_path_factory.mktemp("typed")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TESTJACK_CACHE", str(root / "cache"))
-    mp.setitem(STYLES, "hidlike", _style("hidlike", FIX, STR_ONLY))
-    mp.setitem(STYLES, "hidraise", _style("hidraise", RAISING, STR_ONLY))
-    mp.setitem(STYLES, "peerlike", PEERLIKE)
-    data = build(root, ["hidlike", "hidraise", "peerlike"])
-    store = Store(root / "s.db")
-    outcome = import_path(store, data, "swebench", repos=data / "repos", swebench_envs=root / "envs.toml")
-    assert Audit(store, outcome.run_id, AuditOptions(author="offline", evidence=False, workers=2)).execute() == "done"
-    yield store, outcome.run_id
-    mp.undo()
+    styles = {"hidlike": _style("hidlike", FIX, STR_ONLY), "hidraise": _style("hidraise", RAISING, STR_ONLY),
+              "peerlike": PEERLIKE}
+    yield from audit_layouts(tmp_path_factory.mktemp("typed"), styles)
 
 
 def _verdicts(store, run_id, task):
     return {t.model: str(t.verdict) for t in store.list_trials(run_id, task=task)}
+
+
+def _failing_on(store, run_id, task, model):
+    """The task's witnesses that fail on ``model``'s trial."""
+    return [w for w in store.list_witnesses(run_id, task)
+            if str(getattr(store.witness_results(w.id).get(f"{task}@{model}"), "outcome", "")) == "fail"]
 
 
 @pytest.mark.slow
@@ -158,8 +150,7 @@ def test_the_partial_fix_is_refuted_only_through_the_path_variant(audited):
     store, run_id = audited
     task = "acme__hidlike-1"
     assert _verdicts(store, run_id, task) == {"good": "sound", "partial": "refuted", "broken": "not_passing"}
-    failing = [w for w in store.list_witnesses(run_id, task)
-               if str(getattr(store.witness_results(w.id).get(f"{task}@partial"), "outcome", "")) == "fail"]
+    failing = _failing_on(store, run_id, task, "partial")
     assert failing and all("pathlib.PurePosixPath('notes.txt')" in w.code for w in failing)
     (w,) = [w for w in failing if " amplified (" in w.requirement]
     assert w.classification == Classification.EXPLICIT and w.grounding == Grounding.IN_DOMAIN
@@ -180,8 +171,7 @@ def test_the_peer_p_names_fails_the_partial_fix_and_asks_the_analyst(audited):
     task = "acme__peerlike-1"
     # the partial fix awaits the ruling (unaudited), the good one is sound
     assert _verdicts(store, run_id, task) == {"good": "sound", "partial": "unaudited", "broken": "not_passing"}
-    failing = [w for w in store.list_witnesses(run_id, task)
-               if str(getattr(store.witness_results(w.id).get(f"{task}@partial"), "outcome", "")) == "fail"]
+    failing = _failing_on(store, run_id, task, "partial")
     assert failing and all("assert title(None) == ''" in w.code and "from peerlike import title" in w.code
                            for w in failing)
     assert all(w.classification == Classification.NEEDS_RULING for w in failing)

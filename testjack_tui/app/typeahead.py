@@ -96,6 +96,10 @@ class DialogTypeahead:
         if isinstance(focused, Input) and character and character.isprintable():
             focused.insert_text_at_cursor(character)
             return
+        await self._typed(key, character)
+
+    async def _typed(self, key: str, character: str | None) -> None:
+        """A key handed to the app as the terminal hands it one (bindings, then the focus)."""
         typed = events.Key(key, character)
         typed.set_sender(self)  # type: ignore[arg-type]
         await self.on_event(typed)
@@ -125,9 +129,7 @@ class DialogTypeahead:
             # any other key goes the way a typed key goes (a dialog it opens holds the rest), and
             # so does every key after it, to keep them in the order typed
             forwarded = True
-            typed = events.Key(key, character)
-            typed.set_sender(self)  # type: ignore[arg-type]
-            await self.on_event(typed)
+            await self._typed(key, character)
 
 
 def _typeahead_field(dialog: Screen) -> Input | None:

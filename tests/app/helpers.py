@@ -19,10 +19,20 @@ async def settle(pilot: Pilot, rounds: int = 20) -> None:
         except WorkerCancelled:  # an exclusive loader replaced by a newer one: wait for that one
             continue
         await pilot.pause()
+        await _prompts_drawn(app)
         if not any(w.is_running for w in app.workers):
             await pilot.pause()
             if not any(w.is_running for w in app.workers) and not _tables_measuring(app):
                 return
+
+
+async def _prompts_drawn(app) -> None:  # type: ignore[no-untyped-def]
+    """Wait for a trial's prompt, which Markdown parses in a thread and mounts in the background
+    (a picture taken before shows an empty Prompt tab on a busy machine)."""
+    for screen in app.screen_stack:
+        drawing = getattr(screen, "prompt_drawing", None)
+        if drawing is not None:
+            await drawing
 
 
 def _tables_measuring(app) -> bool:  # type: ignore[no-untyped-def]

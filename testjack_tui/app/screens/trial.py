@@ -18,6 +18,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Container, Vertical, VerticalScroll
 from textual.screen import Screen
@@ -110,6 +111,8 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
         self.reruns: dict[str, dict[str, Rerun]] = {}
         self.outcome_rows: list[str] = []  # the worlds of the witness detail's rows, in order
         self.prompt_shown: str | None = None
+        # Markdown parses and mounts the prompt in the background; kept so a caller can await it
+        self.prompt_drawing: AwaitComplete | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -190,7 +193,7 @@ class TrialScreen(PromptTab, WitnessMatrix, Screen):
         text = prompt or "*(no prompt)*"
         if text != self.prompt_shown:
             self.prompt_shown = text
-            self.query_one("#prompt", Markdown).update(text)
+            self.prompt_drawing = self.query_one("#prompt", Markdown).update(text)
 
     def store_changed(self, run_id: str) -> None:
         if run_id == self.run_id:

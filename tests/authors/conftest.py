@@ -35,7 +35,9 @@ def audit_layouts(root: Path, styles: dict) -> "Iterator[tuple[Store, str]]":
     """The SWE-bench layout fixtures ``styles`` (name -> style of tests/formats/swebench_layouts.py)
     built under ``root``, imported and audited by the offline author: yields (store, run id), with
     the styles registered and the cache under ``root`` meanwhile."""
-    sys.path.insert(0, str(Path(__file__).parents[1] / "formats"))
+    formats = str(Path(__file__).parents[1] / "formats")
+    if formats not in sys.path:
+        sys.path.insert(0, formats)
     from swebench_layouts import STYLES, build
 
     mp = pytest.MonkeyPatch()

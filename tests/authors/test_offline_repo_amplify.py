@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from testjack_tui.audit import Audit, AuditOptions
 from testjack_tui.audit.engine import read_world_file
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.audit.validation import Validator
@@ -28,7 +27,9 @@ from testjack_tui.model import Origin, WitnessStatus
 from testjack_tui.store import Store
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "formats"))
-from swebench_layouts import STYLES, build  # noqa: E402
+from swebench_layouts import build  # noqa: E402
+
+from tests.authors.conftest import audit_layouts  # noqa: E402
 
 TOKENS = '''\
 import os
@@ -85,16 +86,7 @@ def test_an_observation_that_differs_between_reference_runs_is_dropped():
 
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory):
-    root = tmp_path_factory.mktemp("amplify")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TESTJACK_CACHE", str(root / "cache"))
-    mp.setitem(STYLES, "toklike", TOKLIKE)
-    data = build(root, ["toklike"])
-    store = Store(root / "s.db")
-    outcome = import_path(store, data, "swebench", repos=data / "repos", swebench_envs=root / "envs.toml")
-    assert Audit(store, outcome.run_id, AuditOptions(author="offline", evidence=False, workers=2)).execute() == "done"
-    yield store, outcome.run_id
-    mp.undo()
+    yield from audit_layouts(tmp_path_factory.mktemp("amplify"), {"toklike": TOKLIKE})
 
 
 def _amplified(store, run_id):

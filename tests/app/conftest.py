@@ -11,6 +11,9 @@ be validated and run through the local backend.
 from __future__ import annotations
 
 import difflib
+import html
+import pickle
+import re
 from pathlib import Path
 
 import pytest
@@ -177,6 +180,43 @@ def build_demo_store(path: Path, work: Path) -> Store:
         store.mark_step("demo", AUDITED_STEP + tid)
     recompute_run(store, "demo")
     return store
+
+
+SVG_TEXT = re.compile(r'<text class="terminal-(?:\d+-)?r\d+" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>')
+
+
+def screen_text(svg: str) -> list[str]:
+    """A snapshot's screen as lines of text (a cell is 12.2 units wide in Rich's SVG)."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for x, y, text in SVG_TEXT.findall(svg):
+        rows.setdefault(float(y), []).append((float(x), html.unescape(text).replace("\xa0", " ")))
+    lines = []
+    for y in sorted(rows):
+        line = ""
+        for x, text in sorted(rows[y]):
+            line = line.ljust(round(x / 12.2)) + text
+        lines.append(line.rstrip())
+    return lines
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
+    """A failed snapshot says, in the test's own report, what differs on the screen: CI keeps no
+    snapshot_report.html, and a flaky picture must be diagnosable from the log alone."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed or "snap_compare" not in getattr(item, "fixturenames", ()):
+        return
+    from pytest_textual_snapshot import node_to_report_path
+
+    path = node_to_report_path(item)
+    if not path.exists():
+        return
+    _, expected, actual, *_ = pickle.loads(path.read_bytes())
+    diff = list(difflib.unified_diff(screen_text(expected or ""), screen_text(actual or ""),
+                                     "expected", "actual", lineterm=""))
+    report.sections.append(("snapshot: the screen's text, expected against actual",
+                            "\n".join(diff) or "the text is the same; only colours or styles differ"))
 
 
 @pytest.fixture(autouse=True)

@@ -22,7 +22,9 @@ async def settle(pilot: Pilot, rounds: int = 20) -> None:
         await _prompts_drawn(app)
         if not any(w.is_running for w in app.workers):
             await pilot.pause()
-            if not any(w.is_running for w in app.workers) and not _tables_measuring(app):
+            # that pause may have handled a loader's last message, which starts drawing a prompt
+            if not any(w.is_running for w in app.workers) and not _tables_measuring(app) \
+                    and not _prompt_drawing(app):
                 return
 
 
@@ -33,6 +35,12 @@ async def _prompts_drawn(app) -> None:  # type: ignore[no-untyped-def]
         drawing = getattr(screen, "prompt_drawing", None)
         if drawing is not None:
             await drawing
+
+
+def _prompt_drawing(app) -> bool:  # type: ignore[no-untyped-def]
+    """Whether a trial's prompt is still being parsed or mounted."""
+    return any(getattr(screen, "prompt_drawing", None) is not None and not screen.prompt_drawing.is_done
+               for screen in app.screen_stack)
 
 
 def _tables_measuring(app) -> bool:  # type: ignore[no-untyped-def]

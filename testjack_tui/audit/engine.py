@@ -17,10 +17,10 @@ from __future__ import annotations
 import random
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from testjack_tui.store import Store
-from testjack_tui.audit.evaluator import evaluate_task
+from testjack_tui.audit.evaluator import evaluate_task, t0_requests
 from testjack_tui.audit.execution import ExecutionService, RunMany, read_world_file
 from testjack_tui.audit.fewest import set_aside_twins
 from testjack_tui.audit.slowness import record_slow_findings
@@ -32,6 +32,7 @@ from testjack_tui.authors.endpoint import endpoint_options
 from testjack_tui.authors.factory import make_author
 from testjack_tui.model import AuthorKind, Evidence, EvidenceKind, Mode, Origin, Task, Trial, Verdict, Witness, WitnessStatus
 from testjack_tui.worlds.cancel import Cancelled
+from testjack_tui.worlds.request import ExecRequest
 
 DEFAULT_ROUNDS = 3  # the paper's budget of audit rounds per task
 
@@ -130,6 +131,7 @@ class Audit:
                 len(self.store.list_trial_objects(self.run.id, t.id)) for t in tasks
             )
             self._phase = "official tests"
+            self._run_t0_of(tasks)
             for task in tasks:
                 self._evaluate(task)
             self._phase = "evidence"
@@ -157,6 +159,26 @@ class Audit:
         self.service.stop()
 
     # ------------------------------------------------------------------ T0
+
+    def _run_t0_of(self, tasks: list[Task]) -> None:
+        """T0 of every task not evaluated yet, as one stream of runs into the cache, where
+        ``_evaluate`` finds them: a slow trial's run then overlaps the other tasks' runs instead of
+        leaving the other workers idle until it ends."""
+        waiting = [t for t in tasks if not self.store.step_done(self.run.id, f"t0:{t.id}")]
+        if len(waiting) < 2:
+            return
+        ran = 0
+
+        def requests() -> Iterator[ExecRequest]:
+            for task in waiting:
+                yield from t0_requests(self.service, task, self.store.list_trial_objects(self.run.id, task.id))
+
+        def done(request: ExecRequest, _result: object) -> None:
+            nonlocal ran
+            ran += 1
+            self._emit(f"T0: {ran} runs of {len(waiting)} tasks done ({request.label})")
+
+        self.service.prefetch(requests(), done)
 
     def _evaluate(self, task: Task) -> None:
         key = f"t0:{task.id}"

@@ -15,7 +15,7 @@ from testjack_tui.store import Store
 from testjack_tui.audit.execution import ExecutionService
 from testjack_tui.audit.grading import graded_outcomes, harness_graded, reference_failures, t0_passes
 from testjack_tui.model import Official, Task, Trial, WorldKind
-from testjack_tui.worlds.request import STATUS_ERROR, STATUS_SETUP_FAILED, STATUS_OK, ExecResult
+from testjack_tui.worlds.request import STATUS_ERROR, STATUS_SETUP_FAILED, STATUS_OK, ExecRequest, ExecResult
 
 REFERENCE_RUNS = 3
 
@@ -42,8 +42,8 @@ def t0_status(result: ExecResult, graded: list[str], task: Task | None = None) -
     return "passed" if passed else "failed"
 
 
-def evaluate_task(store: Store, service: ExecutionService, task: Task, trials: list[Trial]) -> TaskEvaluation:
-    graded = task.tests.graded
+def t0_requests(service: ExecutionService, task: Task, trials: list[Trial]) -> list[ExecRequest]:
+    """T0 on the null world, on the reference ``REFERENCE_RUNS`` times, and on every trial's world."""
     requests = [service.world_request(task, WorldKind.NULL, label=f"T0 {task.id} null")]
     requests += [
         service.world_request(task, WorldKind.REFERENCE, attempt=i, label=f"T0 {task.id} reference #{i + 1}")
@@ -59,7 +59,12 @@ def evaluate_task(store: Store, service: ExecutionService, task: Task, trials: l
         )
         for trial in trials
     ]
-    results = service.run(requests)
+    return requests
+
+
+def evaluate_task(store: Store, service: ExecutionService, task: Task, trials: list[Trial]) -> TaskEvaluation:
+    graded = task.tests.graded
+    results = service.run(t0_requests(service, task, trials))
     null, refs, models = results[0], results[1 : 1 + REFERENCE_RUNS], results[1 + REFERENCE_RUNS :]
 
     reasons: list[str] = []

@@ -48,6 +48,7 @@ class ExecutionService:
         self._executor = None
         self.executor_kind = executor  # "local" (threads here) or "ray" (tasks on a Ray cluster)
         self.ray_address = ray_address
+        self._held: dict[str, ExecResult] = {}  # key -> an uncached result of ``prefetch``
 
     # -------------------------------------------------------------- requests for worlds
 
@@ -118,6 +119,7 @@ class ExecutionService:
         results: list[ExecResult | None] = [None] * len(requests)
         pending: dict[str, list[int]] = {}
         todo: list[ExecRequest] = []
+        used: set[str] = set()
         for i, req in enumerate(requests):
             key = req.key()
             cached = None if fresh else self.store.get_execution(key)
@@ -127,18 +129,19 @@ class ExecutionService:
                 results[i] = res
                 self.cache_hits += 1
                 continue
+            if not fresh and key in self._held:  # run by ``prefetch`` and not cached: used once
+                results[i] = self._held[key]
+                used.add(key)
+                continue
             if key not in pending:
                 todo.append(req)
             pending.setdefault(key, []).append(i)
+        for key in used:
+            del self._held[key]
         if todo:
             for req, res in self._stream(todo):
-                key = req.key()
-                # a world that could not be set up (no engine, a missing image) or an executor
-                # failure says nothing about the world: not kept, so the next audit runs it again
-                if not fresh and res.status not in (STATUS_SETUP_FAILED, STATUS_ERROR):
-                    self.store.put_execution(key, self.run_record.id, req.label, req.to_dict(), res.to_dict())
-                self.executed += 1
-                for i in pending.get(key, []):
+                self._keep(req, res, fresh)
+                for i in pending.get(req.key(), []):
                     results[i] = res
                 if self.cancel.is_set():
                     break
@@ -146,17 +149,55 @@ class ExecutionService:
             raise Cancelled()
         return [r for r in results if r is not None]
 
+    def prefetch(self, requests: Iterable[ExecRequest],
+                 on_result: Callable[[ExecRequest, ExecResult], None] | None = None) -> None:
+        """Run the requests not yet cached as one stream and keep their results, for ``run`` to find.
+
+        Requests are drawn lazily, so a generator over many tasks is never materialised, and a
+        slow run overlaps the others instead of leaving the other workers idle until it ends. A
+        result the cache does not keep (a world that could not be set up, an executor failure) is
+        held in memory for the first ``run`` that asks for it, so nothing runs twice.
+        """
+        if self.cancel.is_set():
+            raise Cancelled()
+        seen: set[str] = set()
+
+        def uncached() -> Iterable[ExecRequest]:
+            for req in requests:
+                key = req.key()
+                if key not in seen and key not in self._held and self.store.get_execution(key) is None:
+                    seen.add(key)
+                    yield req
+
+        for req, res in self._stream(uncached()):
+            if not self._keep(req, res, fresh=False):
+                self._held[req.key()] = res
+            if on_result is not None:
+                on_result(req, res)
+            if self.cancel.is_set():
+                raise Cancelled()
+
+    def _keep(self, req: ExecRequest, res: ExecResult, fresh: bool) -> bool:
+        """Count a run and cache its result; False when it is not cached: a world that could not be
+        set up (no engine, a missing image) or an executor failure says nothing about the world,
+        so the next audit runs it again (a replay, ``fresh``, leaves the cache as it was)."""
+        self.executed += 1
+        if fresh or res.status in (STATUS_SETUP_FAILED, STATUS_ERROR):
+            return False
+        self.store.put_execution(req.key(), self.run_record.id, req.label, req.to_dict(), res.to_dict())
+        return True
+
     def open(self) -> None:
         """Start the executor now (joins the Ray cluster), so a missing one fails before any work."""
         if self._run_many is None and self._executor is None:
             self._executor = make_executor(self.executor_kind, self.workers, self.ray_address)
 
-    def _stream(self, todo: list[ExecRequest]) -> Iterable[tuple[ExecRequest, ExecResult]]:
+    def _stream(self, todo: Iterable[ExecRequest]) -> Iterable[tuple[ExecRequest, ExecResult]]:
         # a trial's code must not read the store's witnesses nor write its verdicts
         hidden = tuple(str(p) for p in self.store.own_paths())
-        todo = [replace(r, hidden=hidden) for r in todo]
+        todo = (replace(r, hidden=hidden) for r in todo)  # the executors draw lazily
         if self._run_many is not None:
-            return self._run_many(todo)
+            return self._run_many(list(todo))
         if self._executor is None:
             self._executor = make_executor(self.executor_kind, self.workers, self.ray_address)
         return self._executor.run_all(todo)

@@ -38,3 +38,6 @@ def test_every_execution_of_a_per_trial_audit_has_a_kind(tmp_path: Path) -> None
         assert counts[name] == each * trials, (name, counts)
     lines = table(figures, executed, {})
     assert any(line.startswith("| offline probe on reference | 4 | 1.00 |") for line in lines), lines
+    # where the wall time went: two workers, and the official tests of both tasks in one stream
+    assert figures["in_flight_s"].get("2", 0) > 0, figures["in_flight_s"]
+    assert any(line.startswith("wall time with N executions running: 0: ") for line in lines), lines

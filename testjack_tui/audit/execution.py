@@ -49,6 +49,7 @@ class ExecutionService:
         self.executor_kind = executor  # "local" (threads here) or "ray" (tasks on a Ray cluster)
         self.ray_address = ray_address
         self._held: dict[str, ExecResult] = {}  # key -> an uncached result of ``prefetch``
+        self._prefetched: set[str] = set()  # keys ``prefetch`` ran and cached, not yet asked for
 
     # -------------------------------------------------------------- requests for worlds
 
@@ -125,9 +126,11 @@ class ExecutionService:
             cached = None if fresh else self.store.get_execution(key)
             if cached is not None:
                 res = ExecResult.from_dict(cached)
-                res.cached = True
+                # a result ``prefetch`` ran for this audit is its own run, not an earlier audit's
+                res.cached = key not in self._prefetched
+                self._prefetched.discard(key)
                 results[i] = res
-                self.cache_hits += 1
+                self.cache_hits += res.cached
                 continue
             if not fresh and key in self._held:  # run by ``prefetch`` and not cached: used once
                 results[i] = self._held[key]
@@ -170,7 +173,9 @@ class ExecutionService:
                     yield req
 
         for req, res in self._stream(uncached()):
-            if not self._keep(req, res, fresh=False):
+            if self._keep(req, res, fresh=False):
+                self._prefetched.add(req.key())
+            else:
                 self._held[req.key()] = res
             if on_result is not None:
                 on_result(req, res)

@@ -46,6 +46,7 @@ def test_every_tasks_t0_runs_in_one_stream_and_is_not_run_again(tmp_path: Path) 
     assert len(tasks) > 1
     assert _t0_tasks(handed[0]) == tasks
     assert not any(_t0_tasks(batch) for batch in handed[1:])  # evaluated from the cache
+    assert audit.service.cache_hits == 0  # the progress lines' "cached": nothing of an earlier audit
     # and evaluated as before: every trial has T0's verdict of its own world
     assert all(t.recomputed in ("passed", "failed") for t in store.list_trial_objects(run_id))
 

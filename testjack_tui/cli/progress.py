@@ -2,7 +2,9 @@
 
 - ``ProgressLines``: stderr redirected to a file or a pipe (a CI log, ``nohup``) gets no progress
   bar; it gets one line per finished step instead, with the step count, the executions run so far
-  and the elapsed time: ``[12/40 3:05] official tests: T0 done for x (executions 31, cached 4)``.
+  and the elapsed time: ``[12/40 3:05] official tests: T0 done for x (executions 31, cached 4)``;
+  and, inside a step that runs long (the official tests of every task, run as one stream before
+  the first task's step ends), a line with what it is doing at most every ``EVERY_S`` seconds.
 - ``StopOnSignals``: SIGINT and SIGTERM both stop the audit the same way: the running test
   processes are killed (every process group the backends started), the steps finished so far are
   already in the store, and the same command continues where it stopped. A second signal stops
@@ -14,21 +16,27 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from typing import IO, Any
+from typing import IO, Any, Callable
+
+
+EVERY_S = 30.0  # inside one step, a log gets a line at most this often
 
 
 class ProgressLines:
-    def __init__(self, audit: Any, stream: IO[str]):
+    def __init__(self, audit: Any, stream: IO[str], every_s: float = EVERY_S,
+                 clock: Callable[[], float] = time.monotonic):
         self.audit, self.stream = audit, stream
-        self.started = time.monotonic()
+        self.every_s, self.clock = every_s, clock
+        self.started = self.last = clock()
         self.done = -1
         self.phase = ""
 
     def show(self, p: Any) -> None:
-        if p.done == self.done and p.phase == self.phase:
+        now = self.clock()
+        if p.done == self.done and p.phase == self.phase and now - self.last < self.every_s:
             return  # a message inside a step: the bar shows those, a log gets one line a step
-        self.done, self.phase = p.done, p.phase
-        elapsed = int(time.monotonic() - self.started)
+        self.done, self.phase, self.last = p.done, p.phase, now
+        elapsed = int(now - self.started)
         service = getattr(self.audit, "service", None)
         counts = ""
         if service is not None:

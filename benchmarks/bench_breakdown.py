@@ -2,12 +2,12 @@
 
 1. Audits a slice of evalplus-dev as ``testjack audit --mode per-trial --no-mutation --workers 2``
    does (``--mode`` and ``--mutation-budget`` change that; warm test processes, ``TESTJACK_WARM``),
-   through the engine's API with the default
-   thread executor, and counts every execution it runs (cache misses) by kind: the kind is the
-   request's label with the task, trial and witness ids taken out (``T0 null``, ``T0 reference``,
-   ``T0 model``, ``offline probe on reference``, ``witness on <trial>``, ...). CPU seconds of the
-   audit's own process (the engine's threads: the author, the store, the runner's side of every
-   run) and of the processes it started are read apart.
+   through the engine's API with the default thread executor, and counts every execution it runs
+   (cache misses) by kind: the kind is the request's label with the task, trial and witness ids
+   taken out (``T0 null``, ``T0 reference``, ``T0 model``, ``offline probe on reference``,
+   ``witness on <trial>``, ...). CPU seconds of the audit's own process (the engine's threads: the
+   author, the store, the runner's side of every run) and of the processes it started are read
+   apart.
 2. Replays up to ``--replays`` of the executed requests of each kind, one after another in a fresh
    interpreter inside a ``cpuacct`` cgroup of its own (``bench_warm.in_cgroup``: the warm processes'
    CPU counts too; root and cgroup v1 only, skipped otherwise): all of them minus the first one

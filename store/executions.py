@@ -13,6 +13,10 @@ class ExecutionCache(Connection):
         row = self._one("SELECT result FROM executions WHERE key = ?", (key,))
         return json.loads(row["result"]) if row else None
 
+    def has_execution(self, key: str) -> bool:
+        """Whether ``key``'s result is cached, without reading it (a result with coverage is large)."""
+        return self._one("SELECT 1 FROM executions WHERE key = ?", (key,)) is not None
+
     def list_executions(self, run_id: str) -> dict[str, dict[str, Any]]:
         """Every cached result of ``run_id``'s executions, by request key."""
         rows = self._rows("SELECT key, result FROM executions WHERE run_id = ? ORDER BY key", (run_id,))

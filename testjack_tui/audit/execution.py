@@ -168,7 +168,7 @@ class ExecutionService:
         def uncached() -> Iterable[ExecRequest]:
             for req in requests:
                 key = req.key()
-                if key not in seen and key not in self._held and self.store.get_execution(key) is None:
+                if key not in seen and key not in self._held and not self.store.has_execution(key):
                     seen.add(key)
                     yield req
 

@@ -19,28 +19,21 @@ async def settle(pilot: Pilot, rounds: int = 20) -> None:
         except WorkerCancelled:  # an exclusive loader replaced by a newer one: wait for that one
             continue
         await pilot.pause()
-        await _prompts_drawn(app)
+        for drawing in _prompts_drawing(app):
+            await drawing
         if not any(w.is_running for w in app.workers):
             await pilot.pause()
             # that pause may have handled a loader's last message, which starts drawing a prompt
             if not any(w.is_running for w in app.workers) and not _tables_measuring(app) \
-                    and not _prompt_drawing(app):
+                    and not _prompts_drawing(app):
                 return
 
 
-async def _prompts_drawn(app) -> None:  # type: ignore[no-untyped-def]
-    """Wait for a trial's prompt, which Markdown parses in a thread and mounts in the background
-    (a picture taken before shows an empty Prompt tab on a busy machine)."""
-    for screen in app.screen_stack:
-        drawing = getattr(screen, "prompt_drawing", None)
-        if drawing is not None:
-            await drawing
-
-
-def _prompt_drawing(app) -> bool:  # type: ignore[no-untyped-def]
-    """Whether a trial's prompt is still being parsed or mounted."""
-    return any(getattr(screen, "prompt_drawing", None) is not None and not screen.prompt_drawing.is_done
-               for screen in app.screen_stack)
+def _prompts_drawing(app) -> list:  # type: ignore[no-untyped-def]
+    """The trial prompts still being drawn: Markdown parses them in a thread and mounts them in the
+    background (a picture taken before shows an empty Prompt tab on a busy machine)."""
+    drawings = (getattr(screen, "prompt_drawing", None) for screen in app.screen_stack)
+    return [d for d in drawings if d is not None and not d.is_done]
 
 
 def _tables_measuring(app) -> bool:  # type: ignore[no-untyped-def]

@@ -226,10 +226,11 @@ def test_lists_the_console_shows_use_indexes(tmp_path: Path) -> None:
 
 def test_executions_are_cached_by_key(tmp_path: Path) -> None:
     s = Store(tmp_path / "s.db")
-    assert s.get_execution("abc") is None
+    assert s.get_execution("abc") is None and not s.has_execution("abc")
     s.put_execution("abc", None, "label", {"command": "x"}, {"status": "ok", "duration": 1.5})
     s.put_execution("abc", None, "label", {"command": "x"}, {"status": "error", "duration": 9})
     assert s.get_execution("abc") == {"status": "ok", "duration": 1.5}  # first result wins
+    assert s.has_execution("abc") and not s.has_execution("abd")
 
 
 def test_unknown_runs_and_trials_are_named_in_the_error(tmp_path: Path) -> None:
